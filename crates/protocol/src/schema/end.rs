@@ -1,0 +1,156 @@
+//! The `end` object: per-stream and summed totals, CPU, congestion control.
+
+use serde::{Deserialize, Serialize};
+
+/// Totals for one side of one stream, or a sum (the same keys; absent ones are `None`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Summary {
+    /// Stream id (absent in sums).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub socket: Option<i32>,
+    /// Always 0.
+    pub start: f64,
+    /// Elapsed seconds of this side.
+    pub end: f64,
+    /// Elapsed seconds of the local stream.
+    pub seconds: f64,
+    /// Bytes.
+    pub bytes: u64,
+    /// Rate.
+    pub bits_per_second: f64,
+    /// TCP sender: retransmits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retransmits: Option<u64>,
+    /// TCP sender: largest congestion window seen, bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_snd_cwnd: Option<u64>,
+    /// TCP sender: largest send window seen, bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_snd_wnd: Option<u64>,
+    /// TCP sender: largest RTT, microseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_rtt: Option<u64>,
+    /// TCP sender: smallest RTT, microseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_rtt: Option<u64>,
+    /// TCP sender: mean RTT, microseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mean_rtt: Option<u64>,
+    /// UDP: jitter, ms.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jitter_ms: Option<f64>,
+    /// UDP: lost datagrams.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lost_packets: Option<i64>,
+    /// UDP: datagrams.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub packets: Option<i64>,
+    /// UDP: loss percentage.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lost_percent: Option<f64>,
+    /// UDP: datagrams out of order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub out_of_order: Option<i64>,
+    /// wireperf: UDP datagrams dropped by the receiving socket (SO_RXQ_OVFL).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receiver_socket_drops: Option<u64>,
+    /// wireperf: UDP duplicate datagrams.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duplicates: Option<u64>,
+    /// wireperf: UDP datagrams the sender could not send (ENOBUFS).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sender_drops: Option<u64>,
+    /// The summarised direction is this host's sending direction.
+    pub sender: bool,
+}
+
+/// `-F` file transfer figures.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DiskFile {
+    /// Bytes sent from the file.
+    pub sent: u64,
+    /// Bytes written to the file.
+    pub received: u64,
+    /// File size.
+    pub size: u64,
+    /// Percent sent.
+    pub percent_sent: u64,
+    /// Percent received.
+    pub percent_received: u64,
+    /// File name.
+    pub filename: String,
+}
+
+/// One entry of `end.streams`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct EndStream {
+    /// TCP: the sending side.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sender: Option<Summary>,
+    /// TCP: the receiving side.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receiver: Option<Summary>,
+    /// UDP: both sides in one object.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub udp: Option<Summary>,
+    /// `-F`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diskfile: Option<DiskFile>,
+}
+
+/// CPU use of both hosts over the test, percent.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CpuUtilization {
+    /// Local user + system.
+    pub host_total: f64,
+    /// Local user.
+    pub host_user: f64,
+    /// Local system.
+    pub host_system: f64,
+    /// Remote user + system.
+    pub remote_total: f64,
+    /// Remote user.
+    pub remote_user: f64,
+    /// Remote system.
+    pub remote_system: f64,
+}
+
+/// The `end` object.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct End {
+    /// Per-stream totals.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub streams: Vec<EndStream>,
+    /// UDP only: mixed sender/receiver sum.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sum: Option<Summary>,
+    /// Sum of the sending side (first direction).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sum_sent: Option<Summary>,
+    /// Sum of the receiving side (first direction).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sum_received: Option<Summary>,
+    /// `--bidir` UDP: mixed sum of the reverse direction.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sum_bidir_reverse: Option<Summary>,
+    /// `--bidir`: sending side of the reverse direction.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sum_sent_bidir_reverse: Option<Summary>,
+    /// `--bidir`: receiving side of the reverse direction.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sum_received_bidir_reverse: Option<Summary>,
+    /// CPU use.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_utilization_percent: Option<CpuUtilization>,
+    /// Congestion control of the sender.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sender_tcp_congestion: Option<String>,
+    /// Congestion control of the receiver.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receiver_tcp_congestion: Option<String>,
+}

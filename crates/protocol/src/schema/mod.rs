@@ -1,0 +1,47 @@
+//! iperf3's `-J` output document as typed structs.
+//!
+//! Field order is declaration order, which is the order iperf3 3.12 prints; keys iperf3 prints
+//! only in some modes are `Option`s skipped when `None`. The same structs are what the engine
+//! produces, what the text renderer prints from, what history stores and what `history import`
+//! reads back from a stock iperf3 `-J` file, so a number is computed once.
+//!
+//! wireperf-only figures are extra keys; every key iperf3 3.12 prints keeps its meaning.
+
+mod end;
+mod interval;
+mod start;
+
+pub use end::{CpuUtilization, DiskFile, End, EndStream, Summary};
+pub use interval::{Interval, IntervalStream, IntervalSum};
+pub use start::{Connected, HostPort, Start, TestStart, Timestamp};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A whole `-J` document for one test.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TestReport {
+    /// What was set up.
+    pub start: Start,
+    /// One entry per reporting interval.
+    pub intervals: Vec<Interval>,
+    /// Totals.
+    pub end: End,
+    /// Set when the test failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// `-T` title.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// `--extra-data`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extra_data: Option<String>,
+    /// The server's `-J` document (`--get-server-output` against a `-J` server).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_output_json: Option<Value>,
+    /// The server's text output (`--get-server-output` against a text-mode server).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_output_text: Option<String>,
+}
+
