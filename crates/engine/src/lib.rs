@@ -1,1 +1,40 @@
-//! (being written)
+//! wireperf's test engine: iperf3 sessions over real sockets.
+//!
+//! The engine drives the sans-I/O sessions of `wireperf-protocol` over a control connection,
+//! runs one OS thread per data stream with blocking sockets, and turns stream counters into the
+//! `-J` schema values (`Interval`, `End`) that every renderer prints from. It never prints: it
+//! reports progress to an [`Observer`].
+//!
+//! # Layout
+//! - [`config`]: what a client or server run needs beyond the wire parameters.
+//! - [`event`]: the [`Observer`] trait and the [`Event`]s the engine emits.
+//! - [`error`]: [`EngineError`], with the iperf3 error code each failure maps to.
+//! - `ctrl`: the control connection: a reader thread feeding a channel, and writes.
+//! - `net`: address resolution, connecting and binding data sockets with iperf3's options.
+//! - `stream`: data streams: counters shared with the stream thread, TCP send/receive loops.
+//! - `sampler`: interval sampling (bytes, TCP_INFO) and per-stream totals.
+//! - `summary`: the `end` object from local totals and the peer's results.
+//! - `report`: helpers that fill the `start` object.
+//! - [`client`]: a whole client run.
+//! - [`server`]: the listener, the acceptor and one server test.
+
+#![forbid(unsafe_code)]
+
+pub mod client;
+pub mod config;
+mod ctrl;
+pub mod error;
+pub mod event;
+mod net;
+mod report;
+mod running;
+mod sampler;
+pub mod server;
+mod stream;
+mod summary;
+
+pub use client::run_client;
+pub use config::{ClientConfig, Family, ServerConfig};
+pub use error::EngineError;
+pub use event::{Event, Observer, Outcome, ServerOutput};
+pub use server::Server;

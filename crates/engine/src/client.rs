@@ -1,0 +1,252 @@
+//! A whole client run: connect, exchange parameters, open streams, run, exchange results.
+
+use crate::config::ClientConfig;
+use crate::ctrl::{Ctrl, Wake};
+use crate::error::EngineError;
+use crate::event::{Event, Observer, Outcome};
+use crate::net::{self, TcpOptions};
+use crate::report;
+use crate::running::TestRun;
+use crate::stream::{Stream, StreamSpec};
+use crate::summary::{EndInputs, build_end, local_results};
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use wireperf_protocol::client::{ClientEvent, ClientSession};
+use wireperf_protocol::schema::TestReport;
+use wireperf_protocol::{Cookie, ExchangeResults, Protocol};
+use wireperf_sys::CpuSampler;
+
+/// How long the client waits for receiving streams to deliver what the server sent.
+const DRAIN_LIMIT: Duration = Duration::from_secs(5);
+
+/// Runs one test against `cfg.host`. Never panics on network input; the outcome carries the
+/// report as far as it got and the error, if any. `interrupt` ends the test early (SIGINT).
+pub fn run_client(cfg: &ClientConfig, obs: &mut dyn Observer, interrupt: &AtomicBool) -> Outcome {
+    let mut report = TestReport { start: report::base_start(), ..Default::default() };
+    let error = Client::new(cfg).run(&mut report, obs, interrupt).err();
+    Outcome { report, error }
+}
+
+struct Client<'a> {
+    cfg: &'a ClientConfig,
+    cookie: Cookie,
+}
+
+impl<'a> Client<'a> {
+    fn new(cfg: &'a ClientConfig) -> Self {
+        Self { cfg, cookie: Cookie::random() }
+    }
+
+    fn tcp_options(&self, data: bool) -> TcpOptions {
+        let p = &self.cfg.params;
+        TcpOptions {
+            bind: self.cfg.bind,
+            bind_port: None,
+            bind_dev: self.cfg.bind_dev.clone(),
+            window: if data { p.window } else { None },
+            mss: if data { p.mss } else { None },
+            nodelay: if data { p.nodelay } else { true },
+            congestion: if data { p.congestion.clone() } else { None },
+            tos: if data { p.tos } else { None },
+            user_timeout: self.cfg.snd_timeout,
+        }
+    }
+
+    fn run(&self, report: &mut TestReport, obs: &mut dyn Observer, interrupt: &AtomicBool) -> Result<(), EngineError> {
+        let cfg = self.cfg;
+        let p = &cfg.params;
+        if p.protocol == Protocol::Udp {
+            return Err(EngineError::Unsupported("UDP (-u)"));
+        }
+        obs.event(Event::Connecting { host: &cfg.host, port: cfg.port });
+        let addrs = net::resolve(&cfg.host, cfg.port, cfg.family)?;
+        let ctrl_sock = net::connect_tcp(&addrs, &self.tcp_options(false), cfg.connect_timeout)
+            .map_err(EngineError::Connect)?;
+        if let Some(ka) = &cfg.cntl_ka {
+            wireperf_sys::sockopt::set_keepalive(&ctrl_sock, ka)
+                .map_err(|err| EngineError::SocketOption { what: "unable to set keepalive", err })?;
+        }
+        let server_addr = ctrl_sock.peer_addr().map_err(|err| EngineError::Ctrl { op: "read from", err })?;
+        let ctrl_mss = wireperf_sys::sockopt::mss(&ctrl_sock).unwrap_or(0);
+        let cpu = CpuSampler::start().ok();
+        let mut ctrl = Ctrl::new(ctrl_sock).map_err(|err| EngineError::Ctrl { op: "read from", err })?;
+        obs.event(Event::ControlConnected { mss: ctrl_mss });
+
+        let start = &mut report.start;
+        start.timestamp = Some(report::now_timestamp());
+        start.connecting_to =
+            Some(wireperf_protocol::schema::HostPort { host: cfg.host.clone(), port: cfg.port });
+        start.cookie = Some(self.cookie.as_display());
+        if p.mss.is_some() {
+            start.tcp_mss = p.mss;
+        } else {
+            start.tcp_mss_default = Some(ctrl_mss);
+        }
+        start.target_bitrate = Some(p.bandwidth.unwrap_or(0));
+
+        let mut session = ClientSession::new(self.cookie, p);
+        ctrl.send(&session.take_output())?;
+
+        let mut run: Option<TestRun> = None;
+        let mut end_at: Option<Instant> = None;
+        let mut t_end: Option<Instant> = None;
+        let mut peer: Option<ExchangeResults> = None;
+        let mut cpu_end = None;
+        let spec = StreamSpec {
+            len: p.len as usize,
+            repeating_payload: p.repeating_payload,
+            rate: p.bandwidth.unwrap_or(0),
+            rcv_timeout: cfg.rcv_timeout,
+            affinity: cfg.affinity,
+        };
+        loop {
+            let deadline = match (&run, end_at) {
+                (Some(r), Some(e)) if t_end.is_none() => Some(r.next_deadline().map_or(e, |d| d.min(e))),
+                (Some(r), None) if t_end.is_none() => r.next_deadline(),
+                _ => None,
+            };
+            let deadline = Some(deadline.map_or(Instant::now() + Duration::from_millis(200), |d| {
+                d.min(Instant::now() + Duration::from_millis(200))
+            }));
+            let wake = ctrl.wait(deadline);
+            if interrupt.load(Ordering::Relaxed) {
+                session.terminate();
+                let _ = ctrl.send(&session.take_output());
+                return Err(EngineError::ClientTerminated);
+            }
+            match wake {
+                Some(Wake::CtrlData(bytes)) => session.handle_input(&bytes)?,
+                Some(Wake::CtrlEof) => session.handle_eof()?,
+                Some(Wake::CtrlError(err)) => return Err(EngineError::Ctrl { op: "read from", err }),
+                Some(Wake::StreamFailed(e)) => {
+                    session.done();
+                    let _ = ctrl.send(&session.take_output());
+                    return Err(e);
+                }
+                Some(Wake::BudgetReached) => {
+                    if t_end.is_none() {
+                        end_at = Some(Instant::now());
+                    }
+                }
+                Some(Wake::DataConn(_)) | Some(Wake::Interrupt) | None => {}
+            }
+            // The clock: end of test first (so the last interval is the final sample), then
+            // ticks and the end of omit.
+            let now = Instant::now();
+            if let Some(r) = run.as_mut() {
+                let ended = t_end.is_none() && end_at.is_some_and(|e| now >= e) && !r.omitting();
+                if ended {
+                    r.stop_senders();
+                    t_end = Some(Instant::now());
+                    cpu_end = cpu.and_then(|c| c.sample().ok());
+                    session.end_test()?;
+                    ctrl.send(&session.take_output())?;
+                } else if t_end.is_none() {
+                    r.on_clock(now, obs);
+                }
+            }
+            while let Some(ev) = session.poll_event() {
+                match ev {
+                    ClientEvent::CreateStreams => {
+                        let r = self.create_streams(&addrs, server_addr, report, obs)?;
+                        run = Some(r);
+                    }
+                    ClientEvent::TestStart => {
+                        obs.event(Event::TestStart(&report.start));
+                    }
+                    ClientEvent::TestRunning => {
+                        let r = run.as_mut().ok_or(EngineError::Timeout("for streams"))?;
+                        let now = Instant::now();
+                        let omit = Duration::from_secs(u64::from(p.omit));
+                        r.start(now, omit, &spec, &ctrl.notifier())?;
+                        if p.time > 0 {
+                            end_at = Some(now + omit + Duration::from_secs(u64::from(p.time)));
+                        }
+                    }
+                    ClientEvent::ExchangeResults => {
+                        let r = run.as_mut().ok_or(EngineError::Timeout("for streams"))?;
+                        let te = t_end.unwrap_or_else(Instant::now);
+                        // Count everything the server sent: it closed its sockets before this.
+                        r.drain_receivers(Instant::now() + DRAIN_LIMIT, &|_| None);
+                        r.finish(te, obs);
+                        let locals = r.locals();
+                        let inputs = EndInputs {
+                            streams: &locals,
+                            peer: None,
+                            cpu: cpu_end.unwrap_or_default(),
+                            congestion: r.congestion(),
+                            bidir_split: p.bidirectional.then_some(p.parallel as usize),
+                        };
+                        session.send_results(&local_results(&inputs))?;
+                        ctrl.send(&session.take_output())?;
+                    }
+                    ClientEvent::ServerResults(res) => peer = Some(*res),
+                    ClientEvent::DisplayResults => {
+                        let r = run.as_mut().ok_or(EngineError::Timeout("for streams"))?;
+                        let locals = r.locals();
+                        let inputs = EndInputs {
+                            streams: &locals,
+                            peer: peer.as_ref(),
+                            cpu: cpu_end.unwrap_or_default(),
+                            congestion: r.congestion(),
+                            bidir_split: p.bidirectional.then_some(p.parallel as usize),
+                        };
+                        report.end = build_end(&inputs);
+                        report.intervals = std::mem::take(&mut r.intervals);
+                        if let Some(pr) = &peer {
+                            report.server_output_json = pr.server_output_json.clone();
+                            report.server_output_text = pr.server_output_text.clone();
+                        }
+                        report.title = p.title.clone();
+                        report.extra_data = p.extra_data.clone();
+                        obs.event(Event::End(report));
+                        session.done();
+                        ctrl.send(&session.take_output())?;
+                        return Ok(());
+                    }
+                    ClientEvent::AccessDenied => return Err(EngineError::AccessDenied),
+                    ClientEvent::ServerError { i_errno, errno } => {
+                        return Err(EngineError::ServerReported { i_errno, errno });
+                    }
+                    ClientEvent::ServerTerminate => return Err(EngineError::ServerTerminated),
+                }
+            }
+        }
+    }
+
+    /// Opens the data connections, each announced by the cookie, in iperf3's order.
+    fn create_streams(
+        &self,
+        addrs: &[std::net::SocketAddr],
+        server: std::net::SocketAddr,
+        report: &mut TestReport,
+        obs: &mut dyn Observer,
+    ) -> Result<TestRun, EngineError> {
+        let p = &self.cfg.params;
+        let n = p.total_streams() as usize;
+        let mut streams = Vec::with_capacity(n);
+        // Data connections go to the address the control connection reached.
+        let target = [server];
+        let targets: &[std::net::SocketAddr] = if addrs.contains(&server) { &target } else { addrs };
+        for i in 0..n {
+            let mut o = self.tcp_options(true);
+            o.bind_port = self.cfg.cport.map(|c| c.saturating_add(i as u16));
+            let mut sock = net::connect_tcp(targets, &o, self.cfg.connect_timeout).map_err(EngineError::StreamConnect)?;
+            sock.write_all(self.cookie.as_bytes()).map_err(EngineError::StreamConnect)?;
+            let sender = if p.bidirectional { i < p.parallel as usize } else { !p.reverse };
+            let s = Stream::new(i, sock, sender);
+            obs.event(Event::StreamConnected(&s.connected));
+            report.start.connected.push(s.connected.clone());
+            streams.push(s);
+        }
+        if let Some(s) = streams.first() {
+            report.start.sock_bufsize = Some(u64::from(p.window.unwrap_or(0)));
+            report.start.sndbuf_actual = wireperf_sys::sockopt::send_buffer(s.socket_ref()).ok().map(|b| b as u64);
+            report.start.rcvbuf_actual = wireperf_sys::sockopt::recv_buffer(s.socket_ref()).ok().map(|b| b as u64);
+        }
+        report.start.test_start = Some(report::test_start(p));
+        let split = p.bidirectional.then_some(p.parallel as usize);
+        Ok(TestRun::new(streams, self.cfg.interval, split).with_budgets(p.num, p.blockcount, p.omit > 0))
+    }
+}

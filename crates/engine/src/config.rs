@@ -1,0 +1,124 @@
+//! Run configuration beyond the wire parameters.
+//!
+//! [`TestParams`] is what travels to the server; these structs hold what only the local side
+//! needs: where to connect, how to bind, socket options and timeouts.
+
+use std::net::IpAddr;
+use std::time::Duration;
+use wireperf_protocol::TestParams;
+use wireperf_sys::sockopt::Keepalive;
+
+/// Address family restriction (`-4` / `-6`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Family {
+    /// Either.
+    #[default]
+    Any,
+    /// IPv4 only.
+    V4,
+    /// IPv6 only.
+    V6,
+}
+
+/// Everything a client run needs.
+#[derive(Clone, Debug)]
+pub struct ClientConfig {
+    /// Server host name or address as the user typed it.
+    pub host: String,
+    /// Server port.
+    pub port: u16,
+    /// Wire parameters.
+    pub params: TestParams,
+    /// `-4` / `-6`.
+    pub family: Family,
+    /// `-B`: local address to bind.
+    pub bind: Option<IpAddr>,
+    /// `-B addr%dev` / `%dev`: device to bind to.
+    pub bind_dev: Option<String>,
+    /// `--cport`: first local data port.
+    pub cport: Option<u16>,
+    /// `--connect-timeout`.
+    pub connect_timeout: Option<Duration>,
+    /// `-i`: reporting interval; `None` = no interval reports.
+    pub interval: Option<Duration>,
+    /// `--rcv-timeout` (client: only meaningful when receiving).
+    pub rcv_timeout: Duration,
+    /// `--snd-timeout`: TCP_USER_TIMEOUT on data and control sockets.
+    pub snd_timeout: Option<Duration>,
+    /// `--cntl-ka`: keepalive on the control connection.
+    pub cntl_ka: Option<Keepalive>,
+    /// `-A`: CPU to pin stream threads to.
+    pub affinity: Option<usize>,
+}
+
+impl ClientConfig {
+    /// A configuration with iperf3's defaults for `host`.
+    pub fn new(host: impl Into<String>, params: TestParams) -> Self {
+        Self {
+            host: host.into(),
+            port: wireperf_protocol::DEFAULT_PORT,
+            params,
+            family: Family::Any,
+            bind: None,
+            bind_dev: None,
+            cport: None,
+            connect_timeout: None,
+            interval: Some(Duration::from_secs(1)),
+            rcv_timeout: Duration::from_secs(120),
+            snd_timeout: None,
+            cntl_ka: None,
+            affinity: None,
+        }
+    }
+}
+
+/// Everything a server needs.
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// Port to listen on.
+    pub port: u16,
+    /// `-B`: address to listen on.
+    pub bind: Option<IpAddr>,
+    /// `-B %dev`: device to bind to.
+    pub bind_dev: Option<String>,
+    /// `-4` / `-6`.
+    pub family: Family,
+    /// `-i` for the server's own reports.
+    pub interval: Option<Duration>,
+    /// `-1`: serve one test, then exit.
+    pub one_off: bool,
+    /// `--idle-timeout`: give up waiting for a client after this long (then the caller decides).
+    pub idle_timeout: Option<Duration>,
+    /// `--rcv-timeout`: fail a test when a receiving stream is silent this long.
+    pub rcv_timeout: Duration,
+    /// `--snd-timeout`: TCP_USER_TIMEOUT on accepted sockets.
+    pub snd_timeout: Option<Duration>,
+    /// `--server-bitrate-limit`: refuse tests asking for more (bit/s, total).
+    pub bitrate_limit: Option<u64>,
+    /// `--cntl-ka` on accepted control connections.
+    pub cntl_ka: Option<Keepalive>,
+    /// Control messages must complete within this.
+    pub ctrl_timeout: Duration,
+    /// `-A`: CPU to pin stream threads to.
+    pub affinity: Option<usize>,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        Self {
+            port: wireperf_protocol::DEFAULT_PORT,
+            bind: None,
+            bind_dev: None,
+            family: Family::Any,
+            interval: Some(Duration::from_secs(1)),
+            one_off: false,
+            idle_timeout: None,
+            rcv_timeout: Duration::from_secs(120),
+            snd_timeout: None,
+            bitrate_limit: None,
+            cntl_ka: None,
+            ctrl_timeout: Duration::from_secs(30),
+            affinity: None,
+        }
+    }
+}

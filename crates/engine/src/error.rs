@@ -1,0 +1,133 @@
+//! Engine failures, each with the iperf3 error code a stock tool would report.
+
+use std::io;
+use wireperf_protocol::IperfErrno;
+use wireperf_protocol::client::ClientError;
+use wireperf_protocol::server::ServerError;
+
+/// Why a test failed.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The server could not be reached.
+    #[error("unable to connect to server: {0}")]
+    Connect(io::Error),
+    /// The host name did not resolve.
+    #[error("unable to resolve host {host}: {reason}")]
+    Resolve {
+        /// Host as given.
+        host: String,
+        /// Resolver message.
+        reason: String,
+    },
+    /// A data stream could not be connected.
+    #[error("unable to connect stream: {0}")]
+    StreamConnect(io::Error),
+    /// Writing or reading the control connection failed.
+    #[error("unable to {op} the control socket: {err}")]
+    Ctrl {
+        /// `read from` / `write to`.
+        op: &'static str,
+        /// The OS error.
+        err: io::Error,
+    },
+    /// The client-side protocol broke down.
+    #[error("{0}")]
+    ClientProtocol(#[from] ClientError),
+    /// The server-side protocol broke down.
+    #[error("{0}")]
+    ServerProtocol(#[from] ServerError),
+    /// The server said it is busy.
+    #[error("the server is busy running a test. try again later")]
+    AccessDenied,
+    /// The server reported an error.
+    #[error("{}", server_error_text(*.i_errno, *.errno))]
+    ServerReported {
+        /// iperf3 code.
+        i_errno: IperfErrno,
+        /// OS errno.
+        errno: Option<i32>,
+    },
+    /// The server was interrupted.
+    #[error("the server has terminated")]
+    ServerTerminated,
+    /// The client was interrupted.
+    #[error("the client has terminated")]
+    ClientTerminated,
+    /// A data stream failed.
+    #[error("unable to {op} stream socket: {err}")]
+    Stream {
+        /// `write to` / `read from`.
+        op: &'static str,
+        /// The OS error.
+        err: io::Error,
+    },
+    /// No data arrived for `--rcv-timeout`.
+    #[error("idle timeout for receiving data")]
+    RecvTimeout,
+    /// A socket option could not be set.
+    #[error("{what}: {err}")]
+    SocketOption {
+        /// What was being set.
+        what: &'static str,
+        /// The OS error.
+        err: io::Error,
+    },
+    /// The request is not supported by this build.
+    #[error("{0} is not supported yet")]
+    Unsupported(&'static str),
+    /// The test was refused for its parameters.
+    #[error("{0}")]
+    Refused(String),
+    /// Listening failed.
+    #[error("unable to start listener for connections: {0}")]
+    Listen(io::Error),
+    /// Timed out waiting for the server.
+    #[error("timed out {0}")]
+    Timeout(&'static str),
+}
+
+fn server_error_text(code: IperfErrno, errno: Option<i32>) -> String {
+    match errno {
+        Some(e) if e > 0 => format!("{}: {}", code.message(), io::Error::from_raw_os_error(e)),
+        _ => code.message(),
+    }
+}
+
+impl EngineError {
+    /// The iperf3 error code for this failure (sent to a client in SERVER_ERROR).
+    pub fn errno(&self) -> IperfErrno {
+        match self {
+            EngineError::Connect(_) | EngineError::Resolve { .. } => IperfErrno::CONNECT,
+            EngineError::StreamConnect(_) => IperfErrno::STREAMCONNECT,
+            EngineError::Ctrl { op, .. } if op.starts_with("read") => IperfErrno::CTRLREAD,
+            EngineError::Ctrl { .. } => IperfErrno::CTRLWRITE,
+            EngineError::ClientProtocol(e) => e.errno(),
+            EngineError::ServerProtocol(e) => e.errno(),
+            EngineError::AccessDenied => IperfErrno::ACCESSDENIED,
+            EngineError::ServerReported { i_errno, .. } => *i_errno,
+            EngineError::ServerTerminated => IperfErrno::SERVERTERM,
+            EngineError::ClientTerminated => IperfErrno::CLIENTTERM,
+            EngineError::Stream { op, .. } if op.starts_with("read") => IperfErrno::STREAMREAD,
+            EngineError::Stream { .. } => IperfErrno::STREAMWRITE,
+            EngineError::RecvTimeout => IperfErrno::NOMSG,
+            EngineError::SocketOption { .. } => IperfErrno::INITSTREAM,
+            EngineError::Unsupported(_) => IperfErrno::UNIMP,
+            EngineError::Refused(_) => IperfErrno::RECVPARAMS,
+            EngineError::Listen(_) => IperfErrno::LISTEN,
+            EngineError::Timeout(_) => IperfErrno::NOMSG,
+        }
+    }
+
+    /// The OS errno behind the failure, if any.
+    pub fn os_errno(&self) -> i32 {
+        match self {
+            EngineError::Connect(e)
+            | EngineError::StreamConnect(e)
+            | EngineError::Listen(e)
+            | EngineError::Ctrl { err: e, .. }
+            | EngineError::Stream { err: e, .. }
+            | EngineError::SocketOption { err: e, .. } => e.raw_os_error().unwrap_or(0),
+            _ => 0,
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! The running phase shared by client and server: stream threads, the interval clock, the
+//! omit period and the final sample.
+
+use crate::ctrl::Wake;
+use crate::error::EngineError;
+use crate::event::{Event, Observer};
+use crate::sampler::{StreamSampler, build_interval};
+use crate::stream::{Budget, Stream, StreamSpec};
+use crate::summary::LocalStream;
+use crossbeam_channel::Sender;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use wireperf_protocol::schema::Interval;
+
+/// Streams plus their sampling state for one test.
+pub(crate) struct TestRun {
+    pub streams: Vec<Stream>,
+    samplers: Vec<StreamSampler>,
+    interval: Option<Duration>,
+    next_tick: Option<Instant>,
+    omit_end: Option<Instant>,
+    bidir_split: Option<usize>,
+    pub send_budget: Option<Arc<Budget>>,
+    pub recv_budget: Option<Arc<Budget>>,
+    /// Every interval reported so far.
+    pub intervals: Vec<Interval>,
+}
+
+impl TestRun {
+    /// Wraps connected streams; nothing runs yet.
+    pub(crate) fn new(streams: Vec<Stream>, interval: Option<Duration>, bidir_split: Option<usize>) -> Self {
+        Self {
+            streams,
+            samplers: Vec::new(),
+            interval,
+            next_tick: None,
+            omit_end: None,
+            bidir_split,
+            send_budget: None,
+            recv_budget: None,
+            intervals: Vec::new(),
+        }
+    }
+
+    /// Installs `-n`/`-k` budgets for the directions this side ends the test on.
+    pub(crate) fn with_budgets(mut self, bytes: u64, blocks: u64, omitting: bool) -> Self {
+        if bytes > 0 || blocks > 0 {
+            self.send_budget = Some(Arc::new(Budget::new(bytes, blocks, !omitting)));
+            self.recv_budget = Some(Arc::new(Budget::new(bytes, blocks, !omitting)));
+        }
+        self
+    }
+
+    /// Starts the clocks and the stream threads at `now`.
+    pub(crate) fn start(
+        &mut self,
+        now: Instant,
+        omit: Duration,
+        spec: &StreamSpec,
+        notify: &Sender<Wake>,
+    ) -> Result<(), EngineError> {
+        self.samplers = self.streams.iter().map(|s| StreamSampler::new(now, s)).collect();
+        self.next_tick = self.interval.map(|i| now + i);
+        self.omit_end = (!omit.is_zero()).then(|| now + omit);
+        for s in &mut self.streams {
+            let budget = if s.sender { self.send_budget.clone() } else { self.recv_budget.clone() };
+            s.start(spec, budget, notify.clone())?;
+        }
+        Ok(())
+    }
+
+    /// True while in the `-O` period.
+    pub(crate) fn omitting(&self) -> bool {
+        self.omit_end.is_some()
+    }
+
+    /// The next moment the test thread must wake for the clock.
+    pub(crate) fn next_deadline(&self) -> Option<Instant> {
+        match (self.next_tick, self.omit_end) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Handles interval ticks and the end of the omit period that are due at `now`.
+    pub(crate) fn on_clock(&mut self, now: Instant, obs: &mut dyn Observer) {
+        if self.next_tick.is_some_and(|t| now >= t) {
+            let omitted = self.omitting();
+            self.emit_interval(now, omitted, obs);
+            self.next_tick = self.interval.map(|i| now + i);
+        }
+        if self.omit_end.is_some_and(|t| now >= t) {
+            self.omit_end = None;
+            for (s, smp) in self.streams.iter().zip(self.samplers.iter_mut()) {
+                smp.reset_for_omit(now, s);
+            }
+            for b in [&self.send_budget, &self.recv_budget].into_iter().flatten() {
+                b.arm();
+            }
+            self.next_tick = self.interval.map(|i| now + i);
+            obs.event(Event::OmitEnded);
+        }
+    }
+
+    fn emit_interval(&mut self, now: Instant, omitted: bool, obs: &mut dyn Observer) {
+        let samples = self
+            .streams
+            .iter()
+            .zip(self.samplers.iter_mut())
+            .map(|(s, smp)| smp.sample(now, s, omitted))
+            .collect();
+        let interval = build_interval(samples, self.bidir_split, omitted);
+        obs.event(Event::Interval(&interval));
+        self.intervals.push(interval);
+    }
+
+    /// Stops and joins the sending threads; their counters are final afterwards.
+    pub(crate) fn stop_senders(&mut self) {
+        for s in self.streams.iter_mut().filter(|s| s.sender) {
+            s.stop(false);
+        }
+    }
+
+    /// Waits until every receiving stream has `target(i)` bytes or ended, or `deadline`.
+    pub(crate) fn drain_receivers(&mut self, deadline: Instant, target: &dyn Fn(&Stream) -> Option<u64>) {
+        for s in self.streams.iter().filter(|s| !s.sender) {
+            s.set_draining();
+        }
+        loop {
+            let done = self.streams.iter().filter(|s| !s.sender).all(|s| {
+                s.is_finished() || target(s).is_some_and(|t| s.counters.bytes() >= t)
+            });
+            if done || Instant::now() >= deadline {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        for s in self.streams.iter_mut() {
+            s.stop(true);
+        }
+    }
+
+    /// The final sample at `t_end` (TEST_END): the last partial interval, unless it is a
+    /// sliver that moved nothing, and the end time of every stream.
+    pub(crate) fn finish(&mut self, t_end: Instant, obs: &mut dyn Observer) {
+        if self.samplers.is_empty() {
+            return;
+        }
+        let omitted = self.omitting();
+        if let Some(i) = self.interval {
+            let samples: Vec<_> = self
+                .streams
+                .iter()
+                .zip(self.samplers.iter_mut())
+                .map(|(s, smp)| {
+                    let mut copy = smp.clone();
+                    copy.sample(t_end, s, omitted)
+                })
+                .collect();
+            let short = samples.first().is_some_and(|x| x.seconds < i.as_secs_f64() * 0.1);
+            let empty = samples.iter().all(|x| x.bytes == 0);
+            if !(short && empty) && samples.first().is_some_and(|x| x.seconds > 0.0) {
+                self.emit_interval(t_end, omitted, obs);
+            }
+        } else {
+            // No interval reports: still sample once so TCP figures reach the totals.
+            for (s, smp) in self.streams.iter().zip(self.samplers.iter_mut()) {
+                smp.sample(t_end, s, omitted);
+            }
+        }
+        for smp in &mut self.samplers {
+            smp.finish(t_end);
+        }
+    }
+
+    /// Identity and totals of every stream (after `finish` and after the streams stopped).
+    pub(crate) fn locals(&self) -> Vec<LocalStream> {
+        self.streams
+            .iter()
+            .zip(self.samplers.iter())
+            .map(|(s, smp)| LocalStream { socket: s.socket, wire_id: s.wire_id, sender: s.sender, totals: smp.totals(s) })
+            .collect()
+    }
+
+    /// Congestion control in use on the first stream.
+    pub(crate) fn congestion(&self) -> Option<String> {
+        self.streams.first().and_then(|s| wireperf_sys::sockopt::congestion(s.socket_ref()).ok())
+    }
+
+    /// Sum of bytes moved so far (for progress and rate limits).
+    pub(crate) fn total_bytes(&self) -> u64 {
+        self.streams.iter().map(|s| s.counters.bytes()).sum()
+    }
+}

@@ -1,0 +1,311 @@
+//! One test on the server side, on its own thread.
+
+use crate::config::ServerConfig;
+use crate::ctrl::{Ctrl, Wake};
+use crate::error::EngineError;
+use crate::event::{Event, Observer, Outcome, ServerOutput};
+use crate::net::{self, TcpOptions};
+use crate::report;
+use crate::running::TestRun;
+use crate::stream::{Stream, StreamSpec};
+use crate::summary::{EndInputs, build_end, local_results};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use wireperf_protocol::cookie::COOKIE_SIZE;
+use wireperf_protocol::schema::{HostPort, TestReport};
+use wireperf_protocol::server::{ServerEvent, ServerLimits, ServerSession};
+use wireperf_protocol::{IperfErrno, Protocol, TestParams};
+use wireperf_sys::{CpuSampler, CpuUtil};
+
+/// How long the server waits for in-flight data after the client's results said how much was
+/// sent. Generous, because it only matters when the network really is slow.
+const DRAIN_LIMIT: Duration = Duration::from_secs(5);
+
+/// Runs one test on an accepted control connection whose cookie was already read.
+pub(super) fn serve_test(
+    mut ctrl: Ctrl,
+    addr: SocketAddr,
+    cookie: [u8; COOKIE_SIZE],
+    cfg: &ServerConfig,
+    obs: &mut dyn Observer,
+    accepting: &AtomicBool,
+) -> Outcome {
+    let mut report = TestReport { start: report::base_start(), ..Default::default() };
+    let mut t = ServerTest { cfg, accepting, params: None, run: None, pending: Vec::new(), t_end: None, cpu: None, cpu_end: None, started: None };
+    let error = match t.run(&mut ctrl, addr, cookie, &mut report, obs) {
+        Ok(()) => None,
+        Err((e, session)) => {
+            // Tell the client why, as 3.21 servers do, unless it is gone or it ended the test.
+            let tell = !matches!(e, EngineError::ClientTerminated)
+                && !matches!(e, EngineError::ServerProtocol(wireperf_protocol::server::ServerError::ControlClosed));
+            if let Some(mut s) = session {
+                if tell {
+                    s.refuse(e.errno(), e.os_errno());
+                }
+                let _ = ctrl.send(&s.take_output());
+            }
+            Some(e)
+        }
+    };
+    accepting.store(false, Ordering::Release);
+    Outcome { report, error }
+}
+
+type Failure = (EngineError, Option<ServerSession>);
+
+struct ServerTest<'a> {
+    cfg: &'a ServerConfig,
+    accepting: &'a AtomicBool,
+    params: Option<TestParams>,
+    run: Option<TestRun>,
+    pending: Vec<Stream>,
+    t_end: Option<Instant>,
+    cpu: Option<CpuSampler>,
+    cpu_end: Option<CpuUtil>,
+    started: Option<Instant>,
+}
+
+impl ServerTest<'_> {
+    fn run(
+        &mut self,
+        ctrl: &mut Ctrl,
+        addr: SocketAddr,
+        cookie: [u8; COOKIE_SIZE],
+        report: &mut TestReport,
+        obs: &mut dyn Observer,
+    ) -> Result<(), Failure> {
+        let t0 = Instant::now();
+        let limits = ServerLimits { ctrl_timeout: self.cfg.ctrl_timeout, ..Default::default() };
+        let mut session = ServerSession::new(t0.elapsed(), limits);
+        macro_rules! tri {
+            ($e:expr) => {
+                match $e {
+                    Ok(v) => v,
+                    Err(e) => return Err((EngineError::from(e), Some(session))),
+                }
+            };
+        }
+        let host = net::show_ip(addr.ip());
+        obs.event(Event::Accepted { host: host.clone(), port: addr.port() });
+        report.start.accepted_connection = Some(HostPort { host, port: addr.port() });
+        report.start.timestamp = Some(report::now_timestamp());
+        if let Some(ka) = &self.cfg.cntl_ka {
+            let _ = wireperf_sys::sockopt::set_keepalive(ctrl.socket(), ka);
+        }
+        tri!(session.handle_input(t0.elapsed(), &cookie));
+        loop {
+            let out = session.take_output();
+            tri!(ctrl.send(&out));
+            let mut deadline = session.poll_timeout().map(|d| t0 + d);
+            if let Some(r) = self.run.as_ref().filter(|_| self.t_end.is_none()) {
+                deadline = match (deadline, r.next_deadline()) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+            }
+            let wake = ctrl.wait(deadline);
+            match wake {
+                Some(Wake::CtrlData(bytes)) => tri!(session.handle_input(t0.elapsed(), &bytes)),
+                Some(Wake::CtrlEof) => tri!(session.handle_eof()),
+                Some(Wake::CtrlError(err)) => {
+                    return Err((EngineError::Ctrl { op: "read from", err }, None));
+                }
+                Some(Wake::DataConn(sock)) => tri!(self.attach(sock, &mut session, t0, report, obs, ctrl)),
+                Some(Wake::StreamFailed(e)) => return Err((e, Some(session))),
+                Some(Wake::Interrupt) => {
+                    session.terminate();
+                    let _ = ctrl.send(&session.take_output());
+                    self.finish_partial(report, obs);
+                    return Err((EngineError::ServerTerminated, None));
+                }
+                Some(Wake::BudgetReached) | None => {}
+            }
+            tri!(session.handle_timeout(t0.elapsed()));
+            if self.t_end.is_none() {
+                if let Some(r) = self.run.as_mut() {
+                    r.on_clock(Instant::now(), obs);
+                }
+                tri!(self.check_rate());
+            }
+            while let Some(ev) = session.poll_event() {
+                match ev {
+                    ServerEvent::Cookie(c) => report.start.cookie = Some(c.as_display()),
+                    ServerEvent::Params(p) => {
+                        if let Err(e) = self.validate(&p) {
+                            return Err((e, Some(session)));
+                        }
+                        report.start.target_bitrate = Some(p.bandwidth.unwrap_or(0));
+                        report.start.sock_bufsize = Some(u64::from(p.window.unwrap_or(0)));
+                        report.start.tcp_mss_default = Some(0);
+                        report.start.test_start = Some(report::test_start(&p));
+                        self.params = Some(*p);
+                        self.accepting.store(true, Ordering::Release);
+                        tri!(session.accept_params(t0.elapsed()));
+                    }
+                    ServerEvent::TestEnd => {
+                        self.t_end = Some(Instant::now());
+                        self.cpu_end = self.cpu.and_then(|c| c.sample().ok());
+                        if let Some(r) = self.run.as_mut() {
+                            r.stop_senders();
+                            for s in r.streams.iter().filter(|s| s.sender) {
+                                s.finish_sending();
+                            }
+                        }
+                        tri!(session.begin_exchange(t0.elapsed()));
+                    }
+                    ServerEvent::ClientResults(peer) => {
+                        let t_end = self.t_end.unwrap_or_else(Instant::now);
+                        let Some(r) = self.run.as_mut() else {
+                            return Err((EngineError::Timeout("for streams"), Some(session)));
+                        };
+                        // Exactness: wait until each receiving stream has what the client
+                        // says it sent, then stop counting.
+                        let sent = |s: &Stream| peer.streams.iter().find(|p| p.id == s.wire_id).map(|p| p.bytes);
+                        r.drain_receivers(Instant::now() + DRAIN_LIMIT, &sent);
+                        r.finish(t_end, obs);
+                        let locals = r.locals();
+                        let p = self.params.as_ref();
+                        let inputs = EndInputs {
+                            streams: &locals,
+                            peer: Some(&peer),
+                            cpu: self.cpu_end.unwrap_or_default(),
+                            congestion: r.congestion(),
+                            bidir_split: p.filter(|p| p.bidirectional).map(|p| p.parallel as usize),
+                        };
+                        report.end = build_end(&inputs);
+                        report.intervals = std::mem::take(&mut r.intervals);
+                        obs.event(Event::End(report));
+                        let mut mine = local_results(&inputs);
+                        if p.is_some_and(|p| p.get_server_output) {
+                            match obs.server_output() {
+                                Some(ServerOutput::Text(t)) => mine.server_output_text = Some(t),
+                                Some(ServerOutput::Json(j)) => mine.server_output_json = Some(j),
+                                None => {}
+                            }
+                        }
+                        tri!(session.send_results(t0.elapsed(), &mine));
+                    }
+                    ServerEvent::IperfDone => {
+                        let out = session.take_output();
+                        tri!(ctrl.send(&out));
+                        return Ok(());
+                    }
+                    ServerEvent::ClientTerminate => {
+                        self.finish_partial(report, obs);
+                        return Err((EngineError::ClientTerminated, None));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Refuses what this server cannot or will not run, with the code a stock client knows.
+    fn validate(&self, p: &TestParams) -> Result<(), EngineError> {
+        if p.protocol == Protocol::Udp {
+            return Err(EngineError::Unsupported("UDP (-u)"));
+        }
+        if let Some(limit) = self.cfg.bitrate_limit {
+            let per = p.bandwidth.unwrap_or(0).max(p.fqrate.unwrap_or(0));
+            let total = per.saturating_mul(u64::from(p.total_streams()));
+            if per == 0 || total > limit {
+                return Err(EngineError::ServerReported { i_errno: IperfErrno::TOTALRATE, errno: None });
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends a test whose total rate exceeds `--server-bitrate-limit` (measured, after 1 s).
+    fn check_rate(&self) -> Result<(), EngineError> {
+        let (Some(limit), Some(r), Some(started)) = (self.cfg.bitrate_limit, self.run.as_ref(), self.started) else {
+            return Ok(());
+        };
+        let secs = started.elapsed().as_secs_f64();
+        if secs >= 1.0 && r.total_bytes() as f64 * 8.0 / secs > limit as f64 {
+            return Err(EngineError::ServerReported { i_errno: IperfErrno::TOTALRATE, errno: None });
+        }
+        Ok(())
+    }
+
+    /// Takes a data connection while streams are being created.
+    fn attach(
+        &mut self,
+        sock: TcpStream,
+        session: &mut ServerSession,
+        t0: Instant,
+        report: &mut TestReport,
+        obs: &mut dyn Observer,
+        ctrl: &mut Ctrl,
+    ) -> Result<(), EngineError> {
+        let Some(p) = self.params.clone() else { return Ok(()) };
+        if !session.is_creating_streams() {
+            return Ok(());
+        }
+        let o = TcpOptions {
+            window: p.window,
+            nodelay: p.nodelay,
+            congestion: p.congestion.clone(),
+            tos: p.tos,
+            user_timeout: self.cfg.snd_timeout,
+            ..Default::default()
+        };
+        net::apply_common(&sock, &o)?;
+        let i = self.pending.len();
+        // Server view: normal → receive; -R → send; --bidir → first N receive, then N send.
+        let sender = if p.bidirectional { i >= p.parallel as usize } else { p.reverse };
+        let s = Stream::new(i, sock, sender);
+        obs.event(Event::StreamConnected(&s.connected));
+        report.start.connected.push(s.connected.clone());
+        if i == 0 {
+            report.start.sndbuf_actual = wireperf_sys::sockopt::send_buffer(s.socket_ref()).ok().map(|b| b as u64);
+            report.start.rcvbuf_actual = wireperf_sys::sockopt::recv_buffer(s.socket_ref()).ok().map(|b| b as u64);
+        }
+        self.pending.push(s);
+        if self.pending.len() < p.total_streams() as usize {
+            return Ok(());
+        }
+        self.accepting.store(false, Ordering::Release);
+        let split = p.bidirectional.then_some(p.parallel as usize);
+        let mut run = TestRun::new(std::mem::take(&mut self.pending), self.cfg.interval, split);
+        self.cpu = CpuSampler::start().ok();
+        let now = Instant::now();
+        let omit = Duration::from_secs(u64::from(p.omit));
+        let test_len = (p.time > 0).then(|| omit + Duration::from_secs(u64::from(p.time)));
+        session.start_test(t0.elapsed(), test_len)?;
+        ctrl.send(&session.take_output())?;
+        obs.event(Event::TestStart(&report.start));
+        let spec = StreamSpec {
+            len: p.len as usize,
+            repeating_payload: p.repeating_payload,
+            rate: p.bandwidth.unwrap_or(0),
+            rcv_timeout: self.cfg.rcv_timeout,
+            affinity: self.cfg.affinity,
+        };
+        run.start(now, omit, &spec, &ctrl.notifier())?;
+        self.started = Some(now);
+        self.run = Some(run);
+        Ok(())
+    }
+
+    /// The client or an interrupt ended the test early: report what was measured.
+    fn finish_partial(&mut self, report: &mut TestReport, obs: &mut dyn Observer) {
+        let Some(r) = self.run.as_mut() else { return };
+        let now = Instant::now();
+        r.stop_senders();
+        for s in r.streams.iter_mut() {
+            s.stop(true);
+        }
+        r.finish(now, obs);
+        let locals = r.locals();
+        let inputs = EndInputs {
+            streams: &locals,
+            peer: None,
+            cpu: self.cpu.and_then(|c| c.sample().ok()).unwrap_or_default(),
+            congestion: r.congestion(),
+            bidir_split: self.params.as_ref().filter(|p| p.bidirectional).map(|p| p.parallel as usize),
+        };
+        report.end = build_end(&inputs);
+        report.intervals = std::mem::take(&mut r.intervals);
+        obs.event(Event::End(report));
+    }
+}

@@ -1,0 +1,168 @@
+//! Data streams: one OS thread per stream moving bytes on a blocking socket.
+//!
+//! The thread owns the hot loop and touches only its own counters (relaxed atomic stores, no
+//! locks, no allocation per write). The test thread reads those counters when it samples an
+//! interval, and stops the stream with a flag plus a socket shutdown.
+
+mod budget;
+mod counters;
+mod tcp;
+
+pub(crate) use budget::Budget;
+pub(crate) use counters::Counters;
+
+use crate::ctrl::Wake;
+use crate::error::EngineError;
+use crossbeam_channel::Sender;
+use std::net::{Shutdown, TcpStream};
+use std::os::fd::AsRawFd;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::Duration;
+use wireperf_protocol::schema::Connected;
+
+/// What a stream thread needs to run.
+#[derive(Clone, Debug)]
+pub(crate) struct StreamSpec {
+    /// Block size for writes and reads.
+    pub len: usize,
+    /// Random or `0123456789…` payload.
+    pub repeating_payload: bool,
+    /// Target rate in bit/s (0 = unlimited).
+    pub rate: u64,
+    /// Fail when nothing arrives for this long while the test runs (receivers).
+    pub rcv_timeout: Duration,
+    /// Pin the thread to this CPU.
+    pub affinity: Option<usize>,
+}
+
+/// One data stream as the test thread sees it.
+pub(crate) struct Stream {
+    /// Id on the wire (1, 3, 4, 5, …).
+    pub wire_id: i32,
+    /// Number shown in brackets (the socket's file descriptor, as iperf3 shows).
+    pub socket: i32,
+    /// This host sends on it.
+    pub sender: bool,
+    /// Addresses for output.
+    pub connected: Connected,
+    /// Shared with the thread.
+    pub counters: Arc<Counters>,
+    sock: Arc<TcpStream>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// The wire ids iperf3 gives streams in creation order: 1, 3, 4, 5, …
+pub(crate) fn wire_id(index: usize) -> i32 {
+    if index == 0 { 1 } else { index as i32 + 2 }
+}
+
+impl Stream {
+    /// Wraps a connected data socket.
+    pub(crate) fn new(index: usize, sock: TcpStream, sender: bool) -> Self {
+        let connected = Connected {
+            socket: sock.as_raw_fd(),
+            local_host: sock.local_addr().map(|a| crate::net::show_ip(a.ip())).unwrap_or_default(),
+            local_port: sock.local_addr().map(|a| a.port()).unwrap_or(0),
+            remote_host: sock.peer_addr().map(|a| crate::net::show_ip(a.ip())).unwrap_or_default(),
+            remote_port: sock.peer_addr().map(|a| a.port()).unwrap_or(0),
+        };
+        Self {
+            wire_id: wire_id(index),
+            socket: sock.as_raw_fd(),
+            sender,
+            connected,
+            counters: Arc::new(Counters::default()),
+            sock: Arc::new(sock),
+            stop: Arc::new(AtomicBool::new(false)),
+            thread: None,
+        }
+    }
+
+    /// The socket, for TCP_INFO and socket options.
+    pub(crate) fn socket_ref(&self) -> &TcpStream {
+        &self.sock
+    }
+
+    /// Starts the stream's thread.
+    pub(crate) fn start(
+        &mut self,
+        spec: &StreamSpec,
+        budget: Option<Arc<Budget>>,
+        notify: Sender<Wake>,
+    ) -> Result<(), EngineError> {
+        let sock = Arc::clone(&self.sock);
+        let counters = Arc::clone(&self.counters);
+        let stop = Arc::clone(&self.stop);
+        let spec = spec.clone();
+        let sender = self.sender;
+        let name = format!("wireperf-{}-{}", if sender { "tx" } else { "rx" }, self.wire_id);
+        let handle = std::thread::Builder::new()
+            .name(name)
+            .spawn(move || {
+                if let Some(cpu) = spec.affinity {
+                    let _ = wireperf_sys::set_thread_affinity(cpu);
+                }
+                let res = if sender {
+                    tcp::send_loop(&sock, &spec, &counters, &stop, budget.as_deref())
+                } else {
+                    let note = notify.clone();
+                    let on_budget = move || {
+                        let _ = note.send(Wake::BudgetReached);
+                    };
+                    tcp::recv_loop(&sock, &spec, &counters, &stop, budget.as_deref(), &on_budget)
+                };
+                counters.record_thread_cpu();
+                match res {
+                    Ok(tcp::LoopEnd::Budget) => {
+                        let _ = notify.send(Wake::BudgetReached);
+                    }
+                    Ok(_) => {}
+                    Err(e) if !stop.load(Ordering::Relaxed) => {
+                        let _ = notify.send(Wake::StreamFailed(e));
+                    }
+                    Err(_) => {}
+                }
+                counters.finished.store(true, Ordering::Release);
+            })
+            .map_err(|err| EngineError::Stream { op: "start a thread for", err })?;
+        self.thread = Some(handle);
+        Ok(())
+    }
+
+    /// Marks the stream as past the running phase: receive timeouts no longer apply.
+    pub(crate) fn set_draining(&self) {
+        self.counters.draining.store(true, Ordering::Relaxed);
+    }
+
+    /// Stops the thread and waits for it; counters are final afterwards.
+    ///
+    /// `hard` also shuts the socket down, which wakes a thread blocked in a read.
+    pub(crate) fn stop(&mut self, hard: bool) {
+        self.stop.store(true, Ordering::Relaxed);
+        if hard {
+            let _ = self.sock.shutdown(Shutdown::Both);
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+
+    /// Half-closes the sending direction so the peer reads EOF after the last byte.
+    pub(crate) fn finish_sending(&self) {
+        let _ = self.sock.shutdown(Shutdown::Write);
+    }
+
+    /// True once the thread has exited.
+    pub(crate) fn is_finished(&self) -> bool {
+        self.thread.as_ref().is_none_or(|t| t.is_finished())
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        self.stop(true);
+    }
+}

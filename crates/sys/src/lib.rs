@@ -1,0 +1,53 @@
+//! wireperf-sys: safe wrappers around the Linux syscalls the wireperf engine needs.
+//!
+//! This is the only crate in the workspace that may contain `unsafe` code. Every other crate
+//! reaches the kernel through the safe functions here, so the whole unsafe surface of wireperf
+//! can be audited in one place. All wrappers return [`std::io::Error`] (the errno the kernel
+//! gave) and never panic.
+//!
+//! # Layout
+//!
+//! - [`mod@tcp_info`]: `getsockopt(TCP_INFO)` into a plain [`TcpInfo`] (cwnd, rtt, retransmits, …),
+//!   the per-interval numbers iperf3 prints; tolerant of older kernels' shorter struct.
+//! - [`rusage`]: process and per-thread CPU times (`getrusage`) and [`CpuSampler`], which
+//!   computes `cpu_util_total/user/system` the way iperf3 does.
+//! - [`sockopt`]: socket options behind iperf3 flags: congestion control (`-C`), MSS (`-M`),
+//!   buffers (`-w`), TOS/TCLASS (`-S`), bind to device, user timeout, keepalive (`--cntl-ka`),
+//!   `TCP_NODELAY` (`-N`), pacing (`--fq-rate`), don't-fragment, `SO_RXQ_OVFL`.
+//! - [`drop_counter`]: `recvmsg` that also returns the `SO_RXQ_OVFL` drop counter of a UDP socket.
+//! - [`mod@uname`]: the `system_info` line iperf3 prints (`uname(2)`).
+//! - [`affinity`]: pin the calling thread to a CPU (`-A`, `sched_setaffinity`).
+//! - [`udp_batch`]: `sendmmsg`/`recvmmsg`: many equal-size datagrams per syscall.
+//! - [`udp_gso`]: UDP GSO send (`UDP_SEGMENT`) and GRO receive (`UDP_GRO`), with a capability
+//!   probe and [`udp_gso::UdpSender`], which falls back to `sendmmsg` when the route refuses GSO.
+//! - `raw` (private): the generic `getsockopt`/`setsockopt` helpers everything above uses.
+//! - `cmsg` (private): aligned control-message buffers and a bounds-checked cmsg walker.
+//!
+//! Linux only: the workspace targets Linux (see DESIGN.md), and every wrapper here is a Linux
+//! syscall or socket option.
+
+// The workspace denies `unsafe_code`; this crate is the one sanctioned exception, because safe
+// wrappers over libc syscalls cannot be written without it. Every `unsafe` block carries a
+// `// SAFETY:` comment explaining why its preconditions hold.
+#![allow(unsafe_code)]
+#![deny(unsafe_op_in_unsafe_fn)]
+
+pub mod affinity;
+mod cmsg;
+pub mod drop_counter;
+mod raw;
+pub mod rusage;
+pub mod sockopt;
+pub mod tcp_info;
+pub mod udp_batch;
+pub mod udp_gso;
+pub mod uname;
+
+#[cfg(test)]
+mod testutil;
+
+pub use affinity::{set_thread_affinity, thread_affinity};
+pub use drop_counter::recv_with_drop_counter;
+pub use rusage::{CpuSampler, CpuTimes, CpuUtil, process_cpu_times, thread_cpu_times};
+pub use tcp_info::{TcpInfo, tcp_info};
+pub use uname::{Uname, system_info, uname};

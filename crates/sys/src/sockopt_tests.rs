@@ -1,0 +1,239 @@
+//! Tests for `sockopt`, each on a real loopback socket.
+
+use super::*;
+use crate::tcp_info::tcp_info;
+use crate::testutil::{tcp_pair_v4, tcp_pair_v6, udp_pair_v4, udp_pair_v6};
+use socket2::{Domain, Protocol, Socket, Type};
+use std::io::{Read, Write};
+use std::net::TcpListener;
+
+fn tcp_socket_v4() -> Socket {
+    Socket::new(Domain::IPV4, Type::STREAM, Some(Protocol::TCP)).unwrap()
+}
+
+#[test]
+fn congestion_roundtrip_and_unknown_name() {
+    let (c, _s) = tcp_pair_v4();
+    let default = congestion(&c).unwrap();
+    assert!(
+        !default.is_empty() && !default.contains('\0'),
+        "{default:?}"
+    );
+    // reno is always built in.
+    set_congestion(&c, "reno").unwrap();
+    assert_eq!(congestion(&c).unwrap(), "reno");
+    let e = set_congestion(&c, "no-such-cc").unwrap_err();
+    assert_eq!(e.raw_os_error(), Some(libc::ENOENT));
+    for bad in ["", "a\0b", "sixteen-chars-xx"] {
+        let e = set_congestion(&c, bad).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "{bad:?}");
+    }
+    assert_eq!(congestion(&c).unwrap(), "reno", "unchanged after errors");
+}
+
+#[test]
+fn congestion_on_udp_is_an_error() {
+    let (u, _) = udp_pair_v4();
+    assert!(set_congestion(&u, "reno").is_err());
+    assert!(congestion(&u).is_err());
+}
+
+#[test]
+fn mss_set_before_connect_limits_segments() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let sock = tcp_socket_v4();
+    assert_eq!(mss(&sock).unwrap(), 536, "unconnected default");
+    set_mss(&sock, 1000).unwrap();
+    assert_eq!(mss(&sock).unwrap(), 1000);
+    sock.connect(&listener.local_addr().unwrap().into())
+        .unwrap();
+    let (_server, _) = listener.accept().unwrap();
+    let info = tcp_info(&sock).unwrap();
+    assert!(info.snd_mss <= 1000, "{info:?}");
+    assert!(mss(&sock).unwrap() <= 1000);
+    assert_eq!(
+        set_mss(tcp_socket_v4(), 10).unwrap_err().raw_os_error(),
+        Some(libc::EINVAL)
+    );
+}
+
+#[test]
+fn buffers_report_the_doubled_kernel_value() {
+    let (c, _s) = tcp_pair_v4();
+    set_send_buffer(&c, 64 * 1024).unwrap();
+    assert_eq!(send_buffer(&c).unwrap(), 128 * 1024);
+    set_recv_buffer(&c, 32 * 1024).unwrap();
+    assert_eq!(recv_buffer(&c).unwrap(), 64 * 1024);
+    let (u, _) = udp_pair_v4();
+    set_recv_buffer(&u, 16 * 1024).unwrap();
+    assert_eq!(recv_buffer(&u).unwrap(), 32 * 1024);
+}
+
+#[test]
+fn tos_by_family() {
+    let (c, _s) = tcp_pair_v4();
+    set_tos(&c, 0x10).unwrap();
+    assert_eq!(tos(&c).unwrap(), 0x10);
+    let (u, _) = udp_pair_v4();
+    set_tos(&u, 0xb8).unwrap();
+    assert_eq!(tos(&u).unwrap(), 0xb8);
+    if let Some((c6, _s6)) = tcp_pair_v6() {
+        set_tos(&c6, 0x20).unwrap();
+        assert_eq!(tos(&c6).unwrap(), 0x20);
+        assert_eq!(
+            SockRef::from(&c6).tos_v4().unwrap(),
+            0x20,
+            "v4-mapped marking"
+        );
+    }
+}
+
+#[test]
+fn bind_to_loopback_device() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let sock = tcp_socket_v4();
+    assert_eq!(bound_device(&sock).unwrap(), None);
+    bind_to_device(&sock, Some("lo")).unwrap();
+    assert_eq!(bound_device(&sock).unwrap().as_deref(), Some("lo"));
+    sock.connect(&listener.local_addr().unwrap().into())
+        .unwrap();
+    bind_to_device(&sock, None).unwrap();
+    assert_eq!(bound_device(&sock).unwrap(), None);
+
+    let other = tcp_socket_v4();
+    let e = bind_to_device(&other, Some("nosuchdev0")).unwrap_err();
+    assert_eq!(e.raw_os_error(), Some(libc::ENODEV));
+    let e = bind_to_device(&other, Some("a-name-too-long-for-linux")).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+}
+
+#[test]
+fn user_timeout_roundtrip() {
+    let (c, _s) = tcp_pair_v4();
+    assert_eq!(user_timeout(&c).unwrap(), 0);
+    set_user_timeout(&c, 5000).unwrap();
+    assert_eq!(user_timeout(&c).unwrap(), 5000);
+    set_user_timeout(&c, 0).unwrap();
+    assert_eq!(user_timeout(&c).unwrap(), 0);
+}
+
+#[test]
+fn keepalive_full_and_partial() {
+    let (c, s) = tcp_pair_v4();
+    assert_eq!(keepalive(&c).unwrap(), None);
+    let want = Keepalive {
+        idle_secs: Some(10),
+        interval_secs: Some(3),
+        count: Some(4),
+    };
+    set_keepalive(&c, &want).unwrap();
+    assert_eq!(keepalive(&c).unwrap(), Some(want));
+
+    // Only idle given: the others keep the system defaults, whatever they are.
+    set_keepalive(
+        &s,
+        &Keepalive {
+            idle_secs: Some(20),
+            ..Keepalive::default()
+        },
+    )
+    .unwrap();
+    let got = keepalive(&s).unwrap().unwrap();
+    assert_eq!(got.idle_secs, Some(20));
+    assert!(got.interval_secs.unwrap() > 0 && got.count.unwrap() > 0);
+
+    let e = set_keepalive(
+        &c,
+        &Keepalive {
+            count: Some(0),
+            ..Keepalive::default()
+        },
+    )
+    .unwrap_err();
+    assert_eq!(e.raw_os_error(), Some(libc::EINVAL));
+}
+
+#[test]
+fn nodelay_roundtrip() {
+    let (c, _s) = tcp_pair_v4();
+    set_nodelay(&c, true).unwrap();
+    assert!(nodelay(&c).unwrap());
+    set_nodelay(&c, false).unwrap();
+    assert!(!nodelay(&c).unwrap());
+}
+
+#[test]
+fn pacing_rate_roundtrip_and_visible_in_tcp_info() {
+    let (mut c, mut s) = tcp_pair_v4();
+    assert_eq!(
+        max_pacing_rate(&c).unwrap(),
+        u64::MAX,
+        "uncapped by default"
+    );
+    let rate = 5_000_000_000u64; // > u32::MAX: needs the 64-bit form
+    set_max_pacing_rate(&c, rate).unwrap();
+    assert_eq!(max_pacing_rate(&c).unwrap(), rate);
+    c.write_all(b"x").unwrap();
+    let mut b = [0u8; 1];
+    s.read_exact(&mut b).unwrap();
+    assert_eq!(tcp_info(&c).unwrap().max_pacing_rate, rate);
+    set_max_pacing_rate(&c, u64::MAX).unwrap();
+    assert_eq!(max_pacing_rate(&c).unwrap(), u64::MAX);
+    // UDP sockets take it too (enforced by the fq qdisc).
+    let (u, _) = udp_pair_v4();
+    set_max_pacing_rate(&u, 125_000).unwrap();
+    assert_eq!(max_pacing_rate(&u).unwrap(), 125_000);
+}
+
+#[test]
+fn dont_fragment_v4_udp_and_tcp() {
+    let (u, _r) = udp_pair_v4();
+    assert!(!dont_fragment(&u).unwrap());
+    set_dont_fragment(&u, true).unwrap();
+    assert!(dont_fragment(&u).unwrap());
+    // Loopback's MTU is 65536, so every datagram fits; a normal send still works.
+    u.send(&[0u8; 1400]).unwrap();
+    set_dont_fragment(&u, false).unwrap();
+    assert!(!dont_fragment(&u).unwrap());
+    let (c, _s) = tcp_pair_v4();
+    set_dont_fragment(&c, true).unwrap();
+    assert!(dont_fragment(&c).unwrap());
+}
+
+#[test]
+fn dont_fragment_v6() {
+    let Some((u, _r)) = udp_pair_v6() else {
+        eprintln!("no ::1; skipping");
+        return;
+    };
+    assert!(!dont_fragment(&u).unwrap());
+    set_dont_fragment(&u, true).unwrap();
+    assert!(dont_fragment(&u).unwrap());
+    // Loopback's 64 KiB MTU fits every datagram, so EMSGSIZE cannot be provoked here; a
+    // netns/veth test with a small MTU belongs in the engine's integration tests.
+    u.send(&[0u8; 1400]).unwrap();
+    set_dont_fragment(&u, false).unwrap();
+    assert!(!dont_fragment(&u).unwrap());
+}
+
+#[test]
+fn rxq_ovfl_toggle() {
+    let (_, r) = udp_pair_v4();
+    assert!(!rxq_ovfl(&r).unwrap());
+    set_rxq_ovfl(&r, true).unwrap();
+    assert!(rxq_ovfl(&r).unwrap());
+    set_rxq_ovfl(&r, false).unwrap();
+    assert!(!rxq_ovfl(&r).unwrap());
+}
+
+#[test]
+fn bad_fd_types_error_cleanly() {
+    // A file is not a socket: every wrapper reports an error instead of panicking.
+    let f = std::fs::File::open("/proc/self/stat").unwrap();
+    assert!(congestion(&f).is_err());
+    assert!(send_buffer(&f).is_err());
+    assert!(set_tos(&f, 1).is_err());
+    assert!(max_pacing_rate(&f).is_err());
+    assert!(dont_fragment(&f).is_err());
+    assert!(keepalive(&f).is_err());
+}
