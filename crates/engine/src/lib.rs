@@ -37,4 +37,5 @@ pub use client::run_client;
 pub use config::{ClientConfig, Family, ServerConfig};
 pub use error::EngineError;
 pub use event::{Event, Observer, Outcome, ServerOutput};
-pub use server::Server;
+pub use report::{rfc1123, version_line as report_version};
+pub use server::{Server, ServerHooks};

@@ -16,6 +16,8 @@
 //!   `TCP_NODELAY` (`-N`), pacing (`--fq-rate`), don't-fragment, `SO_RXQ_OVFL`.
 //! - [`drop_counter`]: `recvmsg` that also returns the `SO_RXQ_OVFL` drop counter of a UDP socket.
 //! - [`mod@uname`]: the `system_info` line iperf3 prints (`uname(2)`).
+//! - [`time`]: local-time `strftime` for `--timestamps`.
+//! - [`daemon`]: `daemon(3)` for `-D`.
 //! - [`affinity`]: pin the calling thread to a CPU (`-A`, `sched_setaffinity`).
 //! - [`udp_batch`]: `sendmmsg`/`recvmmsg`: many equal-size datagrams per syscall.
 //! - [`udp_gso`]: UDP GSO send (`UDP_SEGMENT`) and GRO receive (`UDP_GRO`), with a capability
@@ -33,12 +35,14 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod affinity;
+pub mod daemon;
 mod cmsg;
 pub mod drop_counter;
 mod raw;
 pub mod rusage;
 pub mod sockopt;
 pub mod tcp_info;
+pub mod time;
 pub mod udp_batch;
 pub mod udp_gso;
 pub mod uname;

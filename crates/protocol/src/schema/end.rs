@@ -99,6 +99,12 @@ pub struct EndStream {
     /// `-F`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diskfile: Option<DiskFile>,
+    /// wireperf: UDP, the receiving side of this stream (`end` = receiver's elapsed time,
+    /// `bytes` received, `packets` as the receiver counted them, its jitter and loss).
+    /// iperf3's single `udp` object carries the sender's bytes and time, but the text
+    /// `receiver` line prints the receiver's, so the text renderer needs this.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub udp_receiver: Option<Summary>,
 }
 
 /// CPU use of both hosts over the test, percent.
