@@ -101,6 +101,9 @@ impl<'a> Client<'a> {
             affinity: cfg.affinity,
         };
         loop {
+            // Whatever the session queued (e.g. the parameters after PARAM_EXCHANGE).
+            let out = session.take_output();
+            ctrl.send(&out)?;
             let deadline = match (&run, end_at) {
                 (Some(r), Some(e)) if t_end.is_none() => Some(r.next_deadline().map_or(e, |d| d.min(e))),
                 (Some(r), None) if t_end.is_none() => r.next_deadline(),

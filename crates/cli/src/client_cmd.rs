@@ -1,0 +1,53 @@
+//! `wireperf -c HOST`: run one test and print it as iperf3 would.
+
+use crate::json_out::JsonObserver;
+use crate::lower::OutputOpts;
+use crate::output::Sink;
+use crate::text_out::TextObserver;
+use wireperf_engine::{ClientConfig, Observer, run_client};
+
+/// Runs the client; returns the exit status.
+pub fn run(cfg: &ClientConfig, out: &OutputOpts) -> i32 {
+    let sink = match Sink::open(out.logfile.as_deref(), out.timestamps.clone(), out.forceflush) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("wireperf: error - unable to open log file: {e}");
+            return 1;
+        }
+    };
+    let interrupt = crate::signals::interrupt_flag();
+    let mut obs: Box<dyn Observer> = if out.json {
+        Box::new(JsonObserver::client(sink.clone(), out.json_stream))
+    } else {
+        Box::new(TextObserver::client(sink.clone(), out, &cfg.params))
+    };
+    let outcome = run_client(cfg, obs.as_mut(), &interrupt);
+    let code = match &outcome.error {
+        None => 0,
+        Some(e) => {
+            let msg = match e {
+                wireperf_engine::EngineError::ClientTerminated => "interrupt - the client has terminated".to_string(),
+                other => format!("error - {other}"),
+            };
+            if out.json {
+                let mut report = outcome.report.clone();
+                report.error = Some(e.to_string());
+                JsonObserver::print_error(&sink, &report, out.json_stream);
+            } else {
+                sink.flush();
+                let line = format!("wireperf: {msg}\n");
+                if out.logfile.is_some() {
+                    sink.lines(&line, None);
+                } else {
+                    eprint!("{line}");
+                }
+            }
+            1
+        }
+    };
+    if out.json && outcome.error.is_none() && !out.json_stream {
+        sink.raw(&wireperf_report::cjson::to_cjson_string(&outcome.report));
+    }
+    sink.flush();
+    code
+}

@@ -1,0 +1,122 @@
+//! `wireperf -s`: serve tests until interrupted (or one with `-1`).
+
+use crate::json_out::JsonObserver;
+use crate::lower::{OutputOpts, ServerProcess};
+use crate::output::Sink;
+use crate::text_out::TextObserver;
+use wireperf_engine::{EngineError, Observer, Outcome, Server, ServerConfig, ServerHooks};
+
+/// Prints what an iperf3 server prints around tests.
+struct Hooks {
+    sink: Sink,
+    out: OutputOpts,
+    to_log: bool,
+}
+
+impl Hooks {
+    fn error(&self, line: &str) {
+        if self.to_log {
+            self.sink.lines(&format!("{line}\n"), None);
+        } else {
+            self.sink.flush();
+            eprintln!("{line}");
+        }
+    }
+}
+
+impl ServerHooks for Hooks {
+    fn listening(&mut self, port: u16, test_no: u64) {
+        if !self.out.json {
+            let dashes = "-".repeat(59);
+            self.sink.lines(&format!("{dashes}\nServer listening on {port} (test #{test_no})\n{dashes}\n"), None);
+            self.sink.flush();
+        }
+    }
+
+    fn new_test(&mut self, _test_no: u64) -> Box<dyn Observer + Send> {
+        if self.out.json {
+            Box::new(JsonObserver::server(self.sink.clone(), self.out.json_stream))
+        } else {
+            Box::new(TextObserver::server(self.sink.clone(), &self.out))
+        }
+    }
+
+    fn test_done(&mut self, _test_no: u64, outcome: &Outcome) {
+        if let Some(e) = &outcome.error {
+            if self.out.json {
+                let mut report = outcome.report.clone();
+                report.error = Some(e.to_string());
+                JsonObserver::print_error(&self.sink, &report, self.out.json_stream);
+            } else {
+                let what = match e {
+                    EngineError::ServerTerminated => "interrupt - the server has terminated".to_string(),
+                    other => format!("error - {other}"),
+                };
+                self.error(&format!("wireperf: {what}"));
+            }
+        }
+        self.sink.flush();
+    }
+
+    fn log(&mut self, line: &str) {
+        self.error(&format!("wireperf: {line}"));
+    }
+}
+
+/// Runs the server; returns the exit status.
+pub fn run(cfg: &ServerConfig, out: &OutputOpts, proc: &ServerProcess) -> i32 {
+    if proc.daemon {
+        if let Err(e) = wireperf_sys::daemon::daemonize() {
+            eprintln!("wireperf: error - unable to become a daemon: {e}");
+            return 1;
+        }
+    }
+    let sink = match Sink::open(out.logfile.as_deref(), out.timestamps.clone(), out.forceflush) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("wireperf: error - unable to open log file: {e}");
+            return 1;
+        }
+    };
+    let _pid = match proc.pidfile.as_deref().map(PidFile::create).transpose() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("wireperf: error - unable to write PID file: {e}");
+            return 1;
+        }
+    };
+    let stop = crate::signals::interrupt_flag();
+    let server = match Server::bind(cfg.clone()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("wireperf: error - {e}");
+            return 1;
+        }
+    };
+    let mut hooks = Hooks { sink: sink.clone(), out: out.clone(), to_log: out.logfile.is_some() };
+    let res = server.run(&mut hooks, &stop);
+    sink.flush();
+    match res {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("wireperf: error - {e}");
+            1
+        }
+    }
+}
+
+/// A PID file removed when the server exits.
+struct PidFile(String);
+
+impl PidFile {
+    fn create(path: &str) -> std::io::Result<Self> {
+        std::fs::write(path, format!("{}\n", std::process::id()))?;
+        Ok(Self(path.to_string()))
+    }
+}
+
+impl Drop for PidFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}

@@ -1,0 +1,245 @@
+//! Helpers for running wireperf and stock iperf3 side by side on loopback.
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::sync::{Arc, Mutex};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// The wireperf binary under test.
+pub fn wireperf() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_wireperf"))
+}
+
+/// Debian's iperf3; the suite's setup installs it. A missing binary is a test failure with a
+/// clear message, not a silent skip.
+pub fn iperf3() -> PathBuf {
+    for p in ["/usr/bin/iperf3", "/usr/local/bin/iperf3"] {
+        if std::path::Path::new(p).exists() {
+            return PathBuf::from(p);
+        }
+    }
+    panic!("iperf3 is not installed: run the test command from the README (it installs Debian's iperf3)");
+}
+
+/// A port that was free a moment ago.
+pub fn free_port() -> u16 {
+    let l = TcpListener::bind("127.0.0.1:0").expect("bind");
+    l.local_addr().expect("addr").port()
+}
+
+/// A server process killed when dropped; its output is collected in the background so it
+/// never blocks on a full pipe.
+pub struct ServerProc {
+    pub child: Child,
+    pub port: u16,
+    stdout: Arc<Mutex<Vec<u8>>>,
+    stderr: Arc<Mutex<Vec<u8>>>,
+}
+
+impl Drop for ServerProc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn collect(r: Option<impl Read + Send + 'static>) -> Arc<Mutex<Vec<u8>>> {
+    let buf = Arc::new(Mutex::new(Vec::new()));
+    if let Some(mut r) = r {
+        let b = Arc::clone(&buf);
+        std::thread::spawn(move || {
+            let mut chunk = [0u8; 8192];
+            while let Ok(n) = r.read(&mut chunk) {
+                if n == 0 {
+                    break;
+                }
+                b.lock().unwrap().extend_from_slice(&chunk[..n]);
+            }
+        });
+    }
+    buf
+}
+
+impl ServerProc {
+    /// Stdout so far.
+    pub fn stdout_text(&self) -> String {
+        String::from_utf8_lossy(&self.stdout.lock().unwrap()).into_owned()
+    }
+
+    /// Stderr so far.
+    pub fn stderr_text(&self) -> String {
+        String::from_utf8_lossy(&self.stderr.lock().unwrap()).into_owned()
+    }
+
+    /// Waits for the process to exit (for `-1` servers), killing it after `limit`.
+    pub fn finish(mut self, limit: Duration) -> (Option<i32>, String, String) {
+        let deadline = Instant::now() + limit;
+        let code = loop {
+            match self.child.try_wait() {
+                Ok(Some(st)) => break st.code(),
+                _ if Instant::now() >= deadline => {
+                    let _ = self.child.kill();
+                    break None;
+                }
+                _ => std::thread::sleep(Duration::from_millis(20)),
+            }
+        };
+        std::thread::sleep(Duration::from_millis(50));
+        (code, self.stdout_text(), self.stderr_text())
+    }
+
+    /// Waits until stdout contains `needle`.
+    pub fn wait_for_output(&self, needle: &str, limit: Duration) -> bool {
+        let deadline = Instant::now() + limit;
+        while Instant::now() < deadline {
+            if self.stdout_text().contains(needle) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        false
+    }
+}
+
+/// Starts a server binary with `args` on a fresh port, returning once it listens. Readiness
+/// is read from /proc, not by connecting: a probe connection would be a client without a
+/// cookie to the server under test.
+pub fn start_server(bin: &PathBuf, args: &[&str]) -> ServerProc {
+    let port = free_port();
+    let mut child = Command::new(bin)
+        .arg("-s")
+        .arg("-p")
+        .arg(port.to_string())
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn server");
+    let stdout = collect(child.stdout.take());
+    let stderr = collect(child.stderr.take());
+    let s = ServerProc { child, port, stdout, stderr };
+    wait_for_port_without_connecting(port);
+    s
+}
+
+/// Polls /proc/net/tcp{,6} for a listener on the port, without connecting to it.
+pub fn wait_for_port_without_connecting(port: u16) {
+    let hex = format!(":{port:04X}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        for f in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            let text = std::fs::read_to_string(f).unwrap_or_default();
+            // Column 2 is local_address, column 4 the state (0A = LISTEN).
+            if text.lines().any(|l| {
+                let cols: Vec<&str> = l.split_whitespace().collect();
+                cols.len() > 3 && cols[1].ends_with(&hex) && cols[3] == "0A"
+            }) {
+                return;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("nothing listening on port {port}");
+}
+
+/// Runs a client to completion with a time limit.
+pub fn run_client(bin: &PathBuf, args: &[&str]) -> Output {
+    let mut child = Command::new(bin)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn client");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Ok(Some(_)) = child.try_wait() {
+            break;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.wait_with_output().expect("client output")
+}
+
+/// Parses stdout as JSON, with the process output in the panic message on failure.
+pub fn json_of(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}); status {:?}\nstdout:\n{}\nstderr:\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// Asserts a zero exit status, showing the output otherwise.
+pub fn assert_ok(out: &Output) {
+    assert!(
+        out.status.success(),
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The shape of a JSON document: path → type name; array elements merge under `[]`.
+pub fn key_tree(v: &Value) -> BTreeMap<String, &'static str> {
+    let mut out = BTreeMap::new();
+    walk(v, String::new(), &mut out);
+    out
+}
+
+fn walk(v: &Value, path: String, out: &mut BTreeMap<String, &'static str>) {
+    let ty = match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(a) => {
+            for e in a {
+                walk(e, format!("{path}[]"), out);
+            }
+            "array"
+        }
+        Value::Object(m) => {
+            for (k, e) in m {
+                walk(e, format!("{path}.{k}"), out);
+            }
+            "object"
+        }
+    };
+    out.insert(path, ty);
+}
+
+/// Every key iperf3 printed must be in ours with the same type. Paths that legitimately
+/// differ in content (server_output_json of a different server) can be excluded by prefix.
+pub fn assert_superset(reference: &Value, ours: &Value, skip_prefixes: &[&str]) {
+    let theirs = key_tree(reference);
+    let mine = key_tree(ours);
+    let mut missing = Vec::new();
+    for (path, ty) in &theirs {
+        if skip_prefixes.iter().any(|p| path.starts_with(p)) {
+            continue;
+        }
+        match mine.get(path) {
+            Some(t) if t == ty => {}
+            Some(t) => missing.push(format!("{path}: iperf3 {ty}, wireperf {t}")),
+            None => missing.push(format!("{path}: missing ({ty})")),
+        }
+    }
+    assert!(missing.is_empty(), "JSON key tree differs from iperf3's:\n{}", missing.join("\n"));
+}
+
+/// Integer at a JSON pointer.
+pub fn u(v: &Value, ptr: &str) -> u64 {
+    v.pointer(ptr).and_then(Value::as_u64).unwrap_or_else(|| panic!("no integer at {ptr} in {v}"))
+}
