@@ -132,7 +132,7 @@ impl<'a> Client<'a> {
                         end_at = Some(Instant::now());
                     }
                 }
-                Some(Wake::DataConn(_)) | Some(Wake::Interrupt) | None => {}
+                Some(Wake::DataConn(..)) | Some(Wake::Interrupt) | None => {}
             }
             // The clock: end of test first (so the last interval is the final sample), then
             // ticks and the end of omit.

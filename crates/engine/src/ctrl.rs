@@ -25,8 +25,9 @@ pub(crate) enum Wake {
     BudgetReached,
     /// A stream thread failed.
     StreamFailed(EngineError),
-    /// Server: a data connection with this test's cookie (already read).
-    DataConn(TcpStream),
+    /// Server: a data connection with this test's cookie (already read), with its accept
+    /// sequence number: streams are classified by the order the client opened them.
+    DataConn(TcpStream, u64),
     /// The process was asked to stop (SIGINT/SIGTERM).
     Interrupt,
 }

@@ -8,4 +8,5 @@ mod interop_client;
 mod interop_server;
 mod keytree;
 mod params;
+mod regression;
 mod robustness;

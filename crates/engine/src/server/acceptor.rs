@@ -24,6 +24,8 @@ pub(super) enum Inbound {
         addr: SocketAddr,
         /// The 37 bytes it sent.
         cookie: [u8; COOKIE_SIZE],
+        /// Accept order (greeters finish in any order; the client's order matters).
+        seq: u64,
     },
     /// A connection that did not make it that far.
     Note(String),
@@ -41,6 +43,7 @@ pub(super) fn spawn_acceptor(
 ) -> std::io::Result<JoinHandle<()>> {
     listener.set_nonblocking(true)?;
     let half_open = Arc::new(AtomicUsize::new(0));
+    let mut seq = 0u64;
     std::thread::Builder::new().name("wireperf-accept".into()).spawn(move || {
         while !shutdown.load(Ordering::Relaxed) {
             match listener.accept() {
@@ -52,9 +55,11 @@ pub(super) fn spawn_acceptor(
                         continue;
                     }
                     half_open.fetch_add(1, Ordering::Relaxed);
+                    seq += 1;
+                    let this = seq;
                     let (tx, ho) = (tx.clone(), Arc::clone(&half_open));
                     let spawned = std::thread::Builder::new().name("wireperf-greet".into()).spawn(move || {
-                        let msg = greet(sock, addr, cookie_timeout);
+                        let msg = greet(sock, addr, cookie_timeout, this);
                         ho.fetch_sub(1, Ordering::Relaxed);
                         let _ = tx.send(msg);
                     });
@@ -75,7 +80,7 @@ pub(super) fn spawn_acceptor(
 }
 
 /// Reads the cookie a new connection must send first.
-fn greet(mut sock: TcpStream, addr: SocketAddr, timeout: Duration) -> Inbound {
+fn greet(mut sock: TcpStream, addr: SocketAddr, timeout: Duration, seq: u64) -> Inbound {
     let _ = sock.set_nonblocking(false);
     if sock.set_read_timeout(Some(timeout)).is_err() {
         return Inbound::Note(format!("connection from {addr}: cannot set a read timeout"));
@@ -84,7 +89,7 @@ fn greet(mut sock: TcpStream, addr: SocketAddr, timeout: Duration) -> Inbound {
     match sock.read_exact(&mut cookie) {
         Ok(()) => {
             let _ = sock.set_read_timeout(None);
-            Inbound::Greeted { sock, addr, cookie }
+            Inbound::Greeted { sock, addr, cookie, seq }
         }
         Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
             Inbound::Note(format!("connection from {addr} sent no complete cookie within {timeout:?}; closed"))

@@ -105,11 +105,11 @@ impl Server {
                 Err(_) => continue,
             };
             match msg {
-                Inbound::Greeted { mut sock, addr, cookie } => {
+                Inbound::Greeted { mut sock, addr, cookie, seq } => {
                     let c = Cookie::from_wire(cookie);
                     match &active {
                         Some(a) if a.cookie.matches(&c) && a.accepting.load(Ordering::Acquire) => {
-                            let _ = a.notify.send(Wake::DataConn(sock));
+                            let _ = a.notify.send(Wake::DataConn(sock, seq));
                         }
                         Some(_) => {
                             let _ = sock.write_all(&ServerSession::busy_reply());

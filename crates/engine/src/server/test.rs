@@ -59,7 +59,7 @@ struct ServerTest<'a> {
     accepting: &'a AtomicBool,
     params: Option<TestParams>,
     run: Option<TestRun>,
-    pending: Vec<Stream>,
+    pending: Vec<(u64, TcpStream)>,
     t_end: Option<Instant>,
     cpu: Option<CpuSampler>,
     cpu_end: Option<CpuUtil>,
@@ -111,7 +111,7 @@ impl ServerTest<'_> {
                 Some(Wake::CtrlError(err)) => {
                     return Err((EngineError::Ctrl { op: "read from", err }, None));
                 }
-                Some(Wake::DataConn(sock)) => tri!(self.attach(sock, &mut session, t0, report, obs, ctrl)),
+                Some(Wake::DataConn(sock, seq)) => tri!(self.attach(sock, seq, &mut session, t0, report, obs, ctrl)),
                 Some(Wake::StreamFailed(e)) => return Err((e, Some(session))),
                 Some(Wake::Interrupt) => {
                     session.terminate();
@@ -227,10 +227,13 @@ impl ServerTest<'_> {
         Ok(())
     }
 
-    /// Takes a data connection while streams are being created.
+    /// Takes a data connection while streams are being created; when all have arrived, starts
+    /// the test.
+    #[allow(clippy::too_many_arguments)]
     fn attach(
         &mut self,
         sock: TcpStream,
+        seq: u64,
         session: &mut ServerSession,
         t0: Instant,
         report: &mut TestReport,
@@ -250,23 +253,29 @@ impl ServerTest<'_> {
             ..Default::default()
         };
         net::apply_common(&sock, &o)?;
-        let i = self.pending.len();
-        // Server view: normal → receive; -R → send; --bidir → first N receive, then N send.
-        let sender = if p.bidirectional { i >= p.parallel as usize } else { p.reverse };
-        let s = Stream::new(i, sock, sender);
-        obs.event(Event::StreamConnected(&s.connected));
-        report.start.connected.push(s.connected.clone());
-        if i == 0 {
-            report.start.sndbuf_actual = wireperf_sys::sockopt::send_buffer(s.socket_ref()).ok().map(|b| b as u64);
-            report.start.rcvbuf_actual = wireperf_sys::sockopt::recv_buffer(s.socket_ref()).ok().map(|b| b as u64);
-        }
-        self.pending.push(s);
+        self.pending.push((seq, sock));
         if self.pending.len() < p.total_streams() as usize {
             return Ok(());
         }
         self.accepting.store(false, Ordering::Release);
+        // Direction is decided by the order the client opened the connections, which the
+        // accept sequence preserves (cookie reads may finish in any order).
+        self.pending.sort_by_key(|(seq, _)| *seq);
+        let mut streams = Vec::with_capacity(self.pending.len());
+        for (i, (_, sock)) in std::mem::take(&mut self.pending).into_iter().enumerate() {
+            // Server view: normal → receive; -R → send; --bidir → first N receive, then N send.
+            let sender = if p.bidirectional { i >= p.parallel as usize } else { p.reverse };
+            let s = Stream::new(i, sock, sender);
+            obs.event(Event::StreamConnected(&s.connected));
+            report.start.connected.push(s.connected.clone());
+            if i == 0 {
+                report.start.sndbuf_actual = wireperf_sys::sockopt::send_buffer(s.socket_ref()).ok().map(|b| b as u64);
+                report.start.rcvbuf_actual = wireperf_sys::sockopt::recv_buffer(s.socket_ref()).ok().map(|b| b as u64);
+            }
+            streams.push(s);
+        }
         let split = p.bidirectional.then_some(p.parallel as usize);
-        let mut run = TestRun::new(std::mem::take(&mut self.pending), self.cfg.interval, split);
+        let mut run = TestRun::new(streams, self.cfg.interval, split);
         self.cpu = CpuSampler::start().ok();
         let now = Instant::now();
         let omit = Duration::from_secs(u64::from(p.omit));

@@ -1,0 +1,23 @@
+//! One test per bug found, named for it.
+
+use crate::harness::*;
+use std::time::Duration;
+
+/// The server read data-connection cookies on parallel threads and classified streams by
+/// which cookie arrived first, so in `--bidir` both sides could end up sending on the same
+/// connection (about one test in three hung at a few MB). Streams must follow the client's
+/// connection order.
+#[test]
+fn bidir_streams_follow_the_clients_connection_order() {
+    let server = start_server(&wireperf(), &[]);
+    let port = server.port.to_string();
+    for _ in 0..6 {
+        let out = run_client(&wireperf(), &["-c", "127.0.0.1", "-p", &port, "--bidir", "-P", "2", "-n", "4M", "-J", "-i", "0"]);
+        assert_ok(&out);
+        let v = json_of(&out);
+        assert!(u(&v, "/end/sum_received/bytes") >= 4 * 1024 * 1024 / 2, "{}", v["end"]);
+        assert!(u(&v, "/end/sum_received_bidir_reverse/bytes") > 0, "{}", v["end"]);
+    }
+    drop(server);
+    let _ = Duration::ZERO;
+}
