@@ -84,10 +84,12 @@ impl TestRun {
 
     /// Handles interval ticks and the end of the omit period that are due at `now`.
     pub(crate) fn on_clock(&mut self, now: Instant, obs: &mut dyn Observer) {
-        if self.next_tick.is_some_and(|t| now >= t) {
+        if let Some(tick) = self.next_tick.filter(|&t| now >= t) {
             let omitted = self.omitting();
             self.emit_interval(now, omitted, obs);
-            self.next_tick = self.interval.map(|i| now + i);
+            // Schedule from the planned tick, not from when we woke, so late wake-ups on a
+            // busy host do not accumulate into drift.
+            self.next_tick = self.interval.map(|i| (tick + i).max(now));
         }
         if self.omit_end.is_some_and(|t| now >= t) {
             self.omit_end = None;
