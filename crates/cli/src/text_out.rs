@@ -62,14 +62,17 @@ impl TextObserver {
 
     fn emit(&mut self, p: &Printed) {
         let stamp = self.out.timestamps.as_deref().map(|f| wireperf_sys::time::strftime_local(f).unwrap_or_default());
-        let text = p.prefixed(stamp.as_deref(), self.title.as_deref().map(|t| format!("{t}:  ")).as_deref());
+        let text = p.prefixed(stamp.as_deref(), self.title.as_deref());
         self.collected.push_str(&p.to_string());
         self.sink.raw(&text);
     }
 
+    /// Prints text made of whole lines, one printing call per line (so each gets its prefix).
     fn emit_text(&mut self, text: String) {
         let mut p = Printed::new();
-        p.report(text);
+        for line in text.split_inclusive('\n') {
+            p.report(line);
+        }
         self.emit(&p);
     }
 

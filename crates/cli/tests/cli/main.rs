@@ -10,3 +10,4 @@ mod keytree;
 mod params;
 mod regression;
 mod robustness;
+mod text_layout;

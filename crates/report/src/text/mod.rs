@@ -131,7 +131,13 @@ impl TextContext {
 
     /// iperf3's `sender_has_retransmits` while intervals print: set on a host that sends.
     pub(crate) fn interval_retransmits(&self) -> bool {
-        self.protocol == Protocol::Tcp && self.local_sends() && self.local_has_retransmits
+        // iperf3 3.12 decides the interval header by its `sender_has_retransmits` flag, which a
+        // client sets for every TCP test, even `-R` (seen with Debian's 3.12 binary: the `-R`
+        // client prints the `Retr  Cwnd` header over plain receiver lines). A server sets it
+        // only when it sends.
+        self.protocol == Protocol::Tcp
+            && self.local_has_retransmits
+            && (self.role == Role::Client || self.local_sends())
     }
 
     /// Whether the sender of `block`'s direction has a Retr column in the summary.
