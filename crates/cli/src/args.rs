@@ -33,6 +33,8 @@ pub struct Cli {
 pub enum Command {
     /// Run a server in-process on 127.0.0.1 and test upload, download and bidir against it.
     Selftest(SelftestArgs),
+    /// Upload, download and bidir (and UDP) against a server, judged against the link.
+    Suite(crate::suite_cmd::SuiteArgs),
     /// Explain why a network link is slow, and how to fix it.
     Doctor(wireperf_doctor::cli::DoctorArgs),
 }
@@ -46,7 +48,7 @@ pub struct SelftestArgs {
     /// Parallel streams per phase.
     #[arg(short = 'P', long = "parallel", default_value_t = 1)]
     pub parallel: u32,
-    /// Print the results as one JSON document.
+    /// Print the results (suite and doctor) as one JSON document.
     #[arg(long)]
     pub json: bool,
 }

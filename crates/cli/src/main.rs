@@ -7,9 +7,11 @@ mod client_cmd;
 mod json_out;
 mod lower;
 mod output;
+mod progress;
 mod selftest;
 mod server_cmd;
 mod signals;
+mod suite_cmd;
 mod text_out;
 
 use clap::Parser;
@@ -27,6 +29,7 @@ fn main() -> ExitCode {
     };
     let code = match cli.command {
         Some(args::Command::Selftest(a)) => selftest::run(&a),
+        Some(args::Command::Suite(a)) => suite_cmd::run(&a),
         Some(args::Command::Doctor(a)) => match wireperf_doctor::cli::run(&a) {
             Ok(code) => code,
             Err(e) => {

@@ -1,17 +1,16 @@
-//! `wireperf selftest`: a server in this process on 127.0.0.1, and upload, download and bidir
-//! tests against it. It proves the machine and the build work end to end with nothing else
-//! installed, and shows what the host itself can move over loopback.
+//! `wireperf selftest`: the suite against a server in this process on 127.0.0.1, then the
+//! doctor on this machine's interfaces. It proves the build and the host work end to end with
+//! nothing else installed, and shows what the host itself can move over loopback.
 
 use crate::args::SelftestArgs;
+use crate::progress::LiveProgress;
 use serde_json::json;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use wireperf_engine::event::NullObserver;
-use wireperf_engine::{ClientConfig, Observer, Outcome, Server, ServerConfig, ServerHooks, run_client};
-use wireperf_protocol::TestParams;
-use wireperf_protocol::schema::Summary;
-use wireperf_report::units::format_unit;
+use wireperf_engine::{ClientConfig, Observer, Outcome, Server, ServerConfig, ServerHooks};
+use wireperf_suite::{SuiteConfig, run_suite};
 
 /// Server hooks that keep quiet and remember failures.
 #[derive(Default)]
@@ -34,30 +33,9 @@ impl ServerHooks for QuietHooks {
     }
 }
 
-struct Phase {
-    name: &'static str,
-    reverse: bool,
-    bidir: bool,
-}
-
-const PHASES: [Phase; 3] = [
-    Phase { name: "upload", reverse: false, bidir: false },
-    Phase { name: "download", reverse: true, bidir: false },
-    Phase { name: "bidir", reverse: false, bidir: true },
-];
-
-fn rate(s: Option<&Summary>) -> f64 {
-    s.map_or(0.0, |s| s.bits_per_second)
-}
-
-/// Runs the selftest; returns the exit status.
+/// Runs the selftest; returns the exit status (1 if a phase failed).
 pub fn run(a: &SelftestArgs) -> i32 {
-    let cfg = ServerConfig {
-        port: 0,
-        bind: Some([127, 0, 0, 1].into()),
-        interval: None,
-        ..Default::default()
-    };
+    let cfg = ServerConfig { port: 0, bind: Some([127, 0, 0, 1].into()), interval: None, ..Default::default() };
     let server = match Server::bind(cfg) {
         Ok(s) => s,
         Err(e) => {
@@ -79,66 +57,22 @@ pub fn run(a: &SelftestArgs) -> i32 {
         let res = server.run(&mut hooks, &server_stop);
         (res, hooks.notes)
     });
-    if !a.json {
-        println!("wireperf selftest: in-process server on 127.0.0.1 port {port}, {} s per phase", a.time);
-        println!("{:<10} {:>16} {:>16} {:>8}", "phase", "upload", "download", "retr");
-    }
+    let mut base = ClientConfig::new("127.0.0.1", Default::default());
+    base.port = port;
+    base.connect_timeout = Some(Duration::from_secs(5));
+    let suite = SuiteConfig {
+        base,
+        time: a.time,
+        parallel: a.parallel.clamp(1, 128),
+        udp: false,
+        path: None,
+        disk_bytes: 0,
+        baseline: false,
+    };
     let interrupt = crate::signals::interrupt_flag();
-    let mut failed = false;
-    let mut phases = Vec::new();
-    for ph in &PHASES {
-        let params = TestParams {
-            time: a.time,
-            parallel: a.parallel.clamp(1, 128),
-            reverse: ph.reverse,
-            bidirectional: ph.bidir,
-            ..Default::default()
-        };
-        let mut c = ClientConfig::new("127.0.0.1", params);
-        c.port = port;
-        c.interval = None;
-        c.connect_timeout = Some(Duration::from_secs(5));
-        let out = run_client(&c, &mut NullObserver, &interrupt);
-        let end = &out.report.end;
-        // Upload = client→server, download = server→client, whichever block carries them.
-        let (up, down, retr) = if ph.bidir {
-            (
-                rate(end.sum_received.as_ref()),
-                rate(end.sum_received_bidir_reverse.as_ref()),
-                end.sum_sent.as_ref().and_then(|s| s.retransmits).unwrap_or(0)
-                    + end.sum_sent_bidir_reverse.as_ref().and_then(|s| s.retransmits).unwrap_or(0),
-            )
-        } else if ph.reverse {
-            (0.0, rate(end.sum_received.as_ref()), end.sum_sent.as_ref().and_then(|s| s.retransmits).unwrap_or(0))
-        } else {
-            (rate(end.sum_received.as_ref()), 0.0, end.sum_sent.as_ref().and_then(|s| s.retransmits).unwrap_or(0))
-        };
-        let err = out.error.as_ref().map(|e| e.to_string());
-        failed |= err.is_some();
-        if a.json {
-            phases.push(json!({
-                "phase": ph.name, "upload_bits_per_second": up, "download_bits_per_second": down,
-                "retransmits": retr, "error": err,
-            }));
-        } else {
-            let show = |bps: f64, used: bool| {
-                if used { format!("{}s/sec", format_unit(bps / 8.0, 'a')) } else { "-".to_string() }
-            };
-            match &err {
-                None => println!(
-                    "{:<10} {:>16} {:>16} {:>8}",
-                    ph.name,
-                    show(up, !ph.reverse),
-                    show(down, ph.reverse || ph.bidir),
-                    retr
-                ),
-                Some(e) => println!("{:<10} failed: {e}", ph.name),
-            }
-        }
-        if interrupt.load(Ordering::Relaxed) {
-            break;
-        }
-    }
+    let mut progress = LiveProgress::new(a.json);
+    let result = run_suite(&suite, &mut progress, &interrupt);
+    drop(progress);
     stop.store(true, Ordering::Relaxed);
     let notes = match server_thread.join() {
         Ok((Ok(()), notes)) => notes,
@@ -148,13 +82,40 @@ pub fn run(a: &SelftestArgs) -> i32 {
         }
         Err(_) => vec!["the in-process server thread panicked".to_string()],
     };
+    let doctor = wireperf_doctor::inspect(&wireperf_doctor::InspectOptions::default());
+    let failed = !result.all_ok();
     if a.json {
-        println!("{}", json!({"selftest": {"port": port, "seconds": a.time, "phases": phases, "server_notes": notes}}));
+        let doc = json!({
+            "selftest": {
+                "passed": !failed,
+                "suite": result,
+                "doctor": doctor.as_ref().ok(),
+                "doctor_error": doctor.as_ref().err().map(|e| e.to_string()),
+                "server_notes": notes,
+            }
+        });
+        println!("{doc}");
     } else {
+        print!("{}", crate::suite_cmd::render(&result));
+        match &doctor {
+            Ok(r) => {
+                println!("\ndoctor: {} interface(s) inspected", r.interfaces.len());
+                for i in &r.interfaces {
+                    let ids = i.finding_ids();
+                    println!(
+                        "  {}: {}",
+                        i.link.name,
+                        if ids.is_empty() { "no findings".to_string() } else { ids.join(", ") }
+                    );
+                }
+                println!("  (run `wireperf doctor` for the details)");
+            }
+            Err(e) => println!("\ndoctor: {e}"),
+        }
         for n in &notes {
             println!("server: {n}");
         }
-        println!("{}", if failed { "selftest FAILED" } else { "selftest passed" });
+        println!("\n{}", if failed { "selftest FAILED" } else { "selftest passed" });
     }
     i32::from(failed)
 }

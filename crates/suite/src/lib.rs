@@ -1,0 +1,25 @@
+//! `wireperf suite`: upload, download and bidir (and UDP) in one command, judged against what
+//! the link can carry.
+//!
+//! The suite runs ordinary iperf3 tests through the engine (so it works against a wireperf or
+//! a stock iperf3 server), finds the local interface that carried them, asks the doctor what
+//! that link can carry (speed, duplex, MTU, USB bus, traffic shaping), and turns the numbers
+//! into plain-language verdicts. Nothing here prints: the CLI renders [`SuiteResult`].
+//!
+//! # Layout
+//! - [`phase`]: the phases and running one of them.
+//! - [`link`]: the interface toward the server, its doctor report, and the ceiling.
+//! - [`verdict`]: pure rules from measured numbers and the ceiling to verdicts.
+//! - [`disk`]: sequential write/read speed of a directory (`--path`), direct I/O.
+//! - [`run`]: the whole suite, with a progress callback.
+
+#![forbid(unsafe_code)]
+
+pub mod disk;
+pub mod link;
+pub mod phase;
+pub mod run;
+pub mod verdict;
+
+pub use phase::{Phase, PhaseResult};
+pub use run::{Progress, SuiteConfig, SuiteResult, run_suite};

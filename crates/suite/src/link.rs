@@ -1,0 +1,145 @@
+//! The link that carries the traffic: which interface, what the doctor says of it, and the
+//! ceiling a measurement is judged against.
+
+use serde::Serialize;
+use std::net::IpAddr;
+use wireperf_doctor::{InspectOptions, InterfaceReport, RateLimit, Severity};
+
+/// Where the ceiling comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CeilingSource {
+    /// The negotiated Ethernet link at its MTU.
+    Link,
+    /// The USB bus under the adapter.
+    UsbBus,
+    /// A rate-limiting qdisc (tbf, htb) on the interface.
+    Shaper,
+}
+
+/// The most a direction of this link can carry.
+#[derive(Clone, Debug, Serialize)]
+pub struct Ceiling {
+    /// TCP goodput, bit/s.
+    pub tcp_bps: u64,
+    /// UDP goodput, bit/s.
+    pub udp_bps: u64,
+    /// What sets it.
+    pub source: CeilingSource,
+    /// Both directions share it (half duplex, USB 2).
+    pub shared_between_directions: bool,
+    /// Words for the verdict: "this link", "the tbf shaper on veth0".
+    pub described_as: String,
+}
+
+/// What is known about the path to the server.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct LinkContext {
+    /// The local interface the route to the server uses.
+    pub iface: Option<String>,
+    /// The doctor's report of that interface (findings included).
+    pub doctor: Option<InterfaceReport>,
+    /// Traffic shaping on it.
+    pub shaper: Option<RateLimit>,
+    /// The ceiling, when one is known.
+    pub ceiling: Option<Ceiling>,
+    /// Why there is no ceiling, or other remarks.
+    pub note: Option<String>,
+}
+
+impl LinkContext {
+    /// Ids of the doctor's findings worse than `info`, worst first.
+    pub fn serious_findings(&self) -> Vec<&'static str> {
+        self.doctor
+            .as_ref()
+            .map(|d| d.findings.iter().filter(|f| f.severity > Severity::Info).map(|f| f.id).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// Goodput of a TCP/UDP flow through a shaper of `rate` bit/s at `mtu`: shapers count whole
+/// frames (with the 14-byte Ethernet header), the payload is what is left.
+pub fn shaped_goodput(rate: u64, mtu: u32) -> (u64, u64) {
+    let mtu = u64::from(mtu.max(576));
+    let frame = mtu + 14;
+    (rate * (mtu - 52) / frame, rate * (mtu - 28) / frame)
+}
+
+/// Combines the link's theoretical goodput and a shaper into the ceiling.
+pub fn ceiling(doctor: Option<&InterfaceReport>, shaper: Option<&RateLimit>, iface: &str) -> Option<Ceiling> {
+    let link = doctor.and_then(|d| d.link.goodput.map(|g| (g, d.link.mtu.unwrap_or(1500))));
+    let mtu = doctor.and_then(|d| d.link.mtu).unwrap_or(1500);
+    let from_link = link.map(|(g, _)| Ceiling {
+        tcp_bps: g.tcp_bps,
+        udp_bps: g.udp_bps,
+        source: match g.limited_by {
+            wireperf_doctor::goodput::Limit::Ethernet => CeilingSource::Link,
+            wireperf_doctor::goodput::Limit::UsbBus => CeilingSource::UsbBus,
+        },
+        shared_between_directions: g.shared_between_directions,
+        described_as: match g.limited_by {
+            wireperf_doctor::goodput::Limit::Ethernet => "this link".to_string(),
+            wireperf_doctor::goodput::Limit::UsbBus => "the USB bus under this adapter".to_string(),
+        },
+    });
+    let from_shaper = shaper.map(|s| {
+        let (tcp, udp) = shaped_goodput(s.rate_bps, mtu);
+        Ceiling {
+            tcp_bps: tcp,
+            udp_bps: udp,
+            source: CeilingSource::Shaper,
+            shared_between_directions: false,
+            described_as: format!("the {} traffic shaper on {iface}", s.kind),
+        }
+    });
+    match (from_link, from_shaper) {
+        (Some(l), Some(s)) => Some(if s.tcp_bps < l.tcp_bps { s } else { l }),
+        (l, s) => l.or(s),
+    }
+}
+
+/// Finds and inspects the interface that routes to `peer`.
+pub fn for_peer(peer: IpAddr) -> LinkContext {
+    if peer.is_loopback() {
+        return LinkContext {
+            iface: Some("lo".into()),
+            note: Some("the server is on this host (loopback): there is no link to judge against".into()),
+            ..Default::default()
+        };
+    }
+    let Some(iface) = wireperf_doctor::interface_for(peer) else {
+        return LinkContext { note: Some(format!("no route to {peer} found in the routing table")), ..Default::default() };
+    };
+    let opts = InspectOptions { interfaces: vec![iface.clone()], ..Default::default() };
+    let (doctor, mut note) = match wireperf_doctor::inspect(&opts) {
+        Ok(r) => (r.interfaces.into_iter().next(), None),
+        Err(e) => (None, Some(format!("the doctor could not inspect {iface}: {e}"))),
+    };
+    let shaper = wireperf_doctor::root_rate_limit(&iface).ok().flatten();
+    let ceiling = ceiling(doctor.as_ref(), shaper.as_ref(), &iface);
+    if ceiling.is_none() && note.is_none() {
+        note = Some(format!("{iface} reports no link speed and no shaper: no ceiling to judge against"));
+    }
+    LinkContext { iface: Some(iface), doctor, shaper, ceiling, note }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shaper_goodput_accounts_for_headers() {
+        let (tcp, udp) = shaped_goodput(600_000_000, 1500);
+        assert_eq!(tcp, 600_000_000 * 1448 / 1514);
+        assert_eq!(udp, 600_000_000 * 1472 / 1514);
+    }
+
+    #[test]
+    fn the_narrower_of_link_and_shaper_wins() {
+        let shaper = RateLimit { kind: "tbf".into(), rate_bps: 600_000_000 };
+        let c = ceiling(None, Some(&shaper), "veth0").unwrap();
+        assert_eq!(c.source, CeilingSource::Shaper);
+        assert!(c.described_as.contains("tbf"));
+        assert!(ceiling(None, None, "x").is_none());
+    }
+}

@@ -1,0 +1,110 @@
+//! The phases of a suite and how one runs.
+
+use serde::Serialize;
+use std::sync::atomic::AtomicBool;
+use wireperf_engine::{ClientConfig, Observer, run_client};
+use wireperf_protocol::schema::{Summary, TestReport};
+use wireperf_protocol::{Protocol, TestParams};
+
+/// One measurement of the suite.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    /// Client → server (`-c`).
+    Upload,
+    /// Server → client (`-R`).
+    Download,
+    /// Both at once (`--bidir`).
+    Bidir,
+    /// UDP client → server at a rate derived from the link.
+    Udp,
+}
+
+impl Phase {
+    /// The name printed and stored.
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Upload => "upload",
+            Phase::Download => "download",
+            Phase::Bidir => "bidir",
+            Phase::Udp => "udp",
+        }
+    }
+
+    /// The wire parameters of this phase.
+    pub fn params(self, time: u32, parallel: u32, udp_rate: u64) -> TestParams {
+        let mut p = TestParams { time, parallel, ..Default::default() };
+        match self {
+            Phase::Upload => {}
+            Phase::Download => p.reverse = true,
+            Phase::Bidir => p.bidirectional = true,
+            Phase::Udp => {
+                p.protocol = Protocol::Udp;
+                p.len = 1448;
+                p.bandwidth = Some(udp_rate.max(1_000_000));
+            }
+        }
+        p
+    }
+}
+
+/// What one phase measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct PhaseResult {
+    /// Which phase.
+    pub phase: Phase,
+    /// Client → server goodput at the receiver, bit/s (0 when not measured).
+    pub upload_bps: f64,
+    /// Server → client goodput at the receiver, bit/s (0 when not measured).
+    pub download_bps: f64,
+    /// TCP retransmits of the senders in this phase.
+    pub retransmits: u64,
+    /// UDP: datagrams lost / sent, when the phase is UDP.
+    pub udp_loss: Option<(i64, i64)>,
+    /// The error, when the phase failed.
+    pub error: Option<String>,
+    /// The complete iperf3-schema report of the phase.
+    pub report: TestReport,
+}
+
+fn bps(s: Option<&Summary>) -> f64 {
+    s.map_or(0.0, |s| s.bits_per_second)
+}
+
+fn retr(s: Option<&Summary>) -> u64 {
+    s.and_then(|s| s.retransmits).unwrap_or(0)
+}
+
+impl PhaseResult {
+    /// Reads the phase's figures from its report.
+    pub fn from_report(phase: Phase, report: TestReport, error: Option<String>) -> Self {
+        let e = &report.end;
+        let (upload_bps, download_bps, retransmits) = match phase {
+            Phase::Upload | Phase::Udp => (bps(e.sum_received.as_ref()), 0.0, retr(e.sum_sent.as_ref())),
+            Phase::Download => (0.0, bps(e.sum_received.as_ref()), retr(e.sum_sent.as_ref())),
+            Phase::Bidir => (
+                bps(e.sum_received.as_ref()),
+                bps(e.sum_received_bidir_reverse.as_ref()),
+                retr(e.sum_sent.as_ref()) + retr(e.sum_sent_bidir_reverse.as_ref()),
+            ),
+        };
+        let udp_loss = (phase == Phase::Udp)
+            .then(|| e.sum.as_ref().map(|s| (s.lost_packets.unwrap_or(0), s.packets.unwrap_or(0))))
+            .flatten();
+        Self { phase, upload_bps, download_bps, retransmits, udp_loss, error, report }
+    }
+}
+
+/// Runs one phase against the server in `base` (host, port, family, bind are taken from it).
+pub fn run_phase(
+    base: &ClientConfig,
+    phase: Phase,
+    params: TestParams,
+    obs: &mut dyn Observer,
+    interrupt: &AtomicBool,
+) -> PhaseResult {
+    let mut cfg = base.clone();
+    cfg.params = params;
+    let out = run_client(&cfg, obs, interrupt);
+    PhaseResult::from_report(phase, out.report, out.error.map(|e| e.to_string()))
+}

@@ -1,0 +1,212 @@
+//! The whole suite: phases in order, the link, the verdicts, the optional baselines.
+
+use crate::disk::{self, DiskResult};
+use crate::link::{self, LinkContext};
+use crate::phase::{Phase, PhaseResult, run_phase};
+use crate::verdict::{self, Grade, Verdict, rate_words};
+use serde::Serialize;
+use std::net::ToSocketAddrs;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use wireperf_engine::event::NullObserver;
+use wireperf_engine::{ClientConfig, Event, Observer, Outcome, Server, ServerConfig, ServerHooks};
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct SuiteConfig {
+    /// Server, port, family, bind, timeouts (its `params` are replaced per phase).
+    pub base: ClientConfig,
+    /// Seconds per phase.
+    pub time: u32,
+    /// Streams per direction.
+    pub parallel: u32,
+    /// Add a UDP phase.
+    pub udp: bool,
+    /// Measure the disk in this directory (`--path`).
+    pub path: Option<PathBuf>,
+    /// Size of the disk test file.
+    pub disk_bytes: u64,
+    /// Measure a loopback baseline when a verdict says slow.
+    pub baseline: bool,
+}
+
+/// Receives progress while the suite runs (the CLI draws it).
+pub trait Progress {
+    /// A phase starts.
+    fn phase_start(&mut self, _phase: Phase, _secs: u32) {}
+    /// An interval of the running phase: seconds into the phase and bit/s (both directions).
+    fn interval(&mut self, _phase: Phase, _elapsed: f64, _bps: f64) {}
+    /// A phase ended.
+    fn phase_end(&mut self, _r: &PhaseResult) {}
+    /// A step that is not a phase (baseline, disk).
+    fn note(&mut self, _msg: &str) {}
+}
+
+/// Everything the suite found.
+#[derive(Clone, Debug, Serialize)]
+pub struct SuiteResult {
+    /// The server as given.
+    pub server: String,
+    /// Its port.
+    pub port: u16,
+    /// Seconds per phase.
+    pub seconds: u32,
+    /// Streams per direction.
+    pub parallel: u32,
+    /// The link toward the server.
+    pub link: LinkContext,
+    /// The phases.
+    pub phases: Vec<PhaseResult>,
+    /// Verdicts per phase and direction.
+    pub verdicts: Vec<Verdict>,
+    /// Further remarks: asymmetry, host vs network, disk vs network.
+    pub remarks: Vec<String>,
+    /// Loopback upload on this host, bit/s (measured when a verdict was slow).
+    pub loopback_baseline_bps: Option<f64>,
+    /// Disk figures (`--path`).
+    pub disk: Option<DiskResult>,
+    /// Why the disk check failed.
+    pub disk_error: Option<String>,
+}
+
+impl SuiteResult {
+    /// True when every phase completed.
+    pub fn all_ok(&self) -> bool {
+        self.phases.iter().all(|p| p.error.is_none())
+    }
+}
+
+/// Forwards interval events to a [`Progress`].
+struct ProgressObserver<'a> {
+    phase: Phase,
+    progress: &'a mut dyn Progress,
+}
+
+impl Observer for ProgressObserver<'_> {
+    fn event(&mut self, ev: Event<'_>) {
+        if let Event::Interval(i) = ev {
+            let bps = i.sum.bits_per_second + i.sum_bidir_reverse.as_ref().map_or(0.0, |s| s.bits_per_second);
+            self.progress.interval(self.phase, i.sum.end, bps);
+        }
+    }
+}
+
+/// Server hooks that stay silent (the in-process baseline server).
+struct Quiet;
+
+impl ServerHooks for Quiet {
+    fn listening(&mut self, _port: u16, _test_no: u64) {}
+    fn new_test(&mut self, _test_no: u64) -> Box<dyn Observer + Send> {
+        Box::new(NullObserver)
+    }
+    fn test_done(&mut self, _test_no: u64, _outcome: &Outcome) {}
+    fn log(&mut self, _line: &str) {}
+}
+
+/// Upload over loopback to a server in this process: what the host itself can move.
+pub fn loopback_baseline(secs: u32, parallel: u32) -> Result<f64, String> {
+    let cfg = ServerConfig { port: 0, bind: Some([127, 0, 0, 1].into()), interval: None, ..Default::default() };
+    let server = Server::bind(cfg).map_err(|e| e.to_string())?;
+    let port = server.local_addr().map_err(|e| e.to_string())?.port();
+    let stop = Arc::new(AtomicBool::new(false));
+    let s2 = Arc::clone(&stop);
+    let t = std::thread::spawn(move || {
+        let _ = server.run(&mut Quiet, &s2);
+    });
+    let mut c = ClientConfig::new("127.0.0.1", Default::default());
+    c.port = port;
+    c.interval = None;
+    let r = run_phase(&c, Phase::Upload, Phase::Upload.params(secs, parallel, 0), &mut NullObserver, &AtomicBool::new(false));
+    stop.store(true, Ordering::Relaxed);
+    let _ = t.join();
+    match r.error {
+        Some(e) => Err(e),
+        None => Ok(r.upload_bps),
+    }
+}
+
+/// Runs the suite.
+pub fn run_suite(cfg: &SuiteConfig, progress: &mut dyn Progress, interrupt: &AtomicBool) -> SuiteResult {
+    let peer = (cfg.base.host.trim_matches(|c| c == '[' || c == ']'), cfg.base.port)
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut a| a.next())
+        .map(|a| a.ip());
+    let link = match peer {
+        Some(ip) => link::for_peer(ip),
+        None => LinkContext { note: Some(format!("cannot resolve {}", cfg.base.host)), ..Default::default() },
+    };
+    let udp_rate = link.ceiling.as_ref().map_or(100_000_000, |c| c.udp_bps / 100 * 95);
+    let mut phases = vec![Phase::Upload, Phase::Download, Phase::Bidir];
+    if cfg.udp {
+        phases.push(Phase::Udp);
+    }
+    let mut results = Vec::new();
+    for phase in phases {
+        if interrupt.load(Ordering::Relaxed) {
+            break;
+        }
+        progress.phase_start(phase, cfg.time);
+        let params = phase.params(cfg.time, cfg.parallel, udp_rate);
+        let r = {
+            let mut obs = ProgressObserver { phase, progress: &mut *progress };
+            run_phase(&cfg.base, phase, params, &mut obs, interrupt)
+        };
+        progress.phase_end(&r);
+        results.push(r);
+    }
+    let verdicts = verdict::judge_all(&results, &link);
+    let mut remarks: Vec<String> = verdict::asymmetry(&results).into_iter().collect();
+    let mut loopback_baseline_bps = None;
+    let slowest = results
+        .iter()
+        .filter(|p| p.error.is_none())
+        .map(|p| p.upload_bps.max(p.download_bps))
+        .fold(f64::INFINITY, f64::min);
+    if cfg.baseline && verdicts.iter().any(|v| v.grade == Grade::Slow) && !interrupt.load(Ordering::Relaxed) {
+        progress.note("a direction is slow: measuring this host over loopback");
+        match loopback_baseline(cfg.time.clamp(1, 3), cfg.parallel) {
+            Ok(bps) => {
+                loopback_baseline_bps = Some(bps);
+                remarks.push(if bps > 2.0 * slowest {
+                    format!(
+                        "this host moves {} over loopback, so the host is not what limits the link",
+                        rate_words(bps)
+                    )
+                } else {
+                    format!(
+                        "this host itself only moves {} over loopback: CPU or the network stack of this host limits the result",
+                        rate_words(bps)
+                    )
+                });
+            }
+            Err(e) => remarks.push(format!("loopback baseline failed: {e}")),
+        }
+    }
+    let (mut disk, mut disk_error) = (None, None);
+    if let Some(dir) = &cfg.path {
+        progress.note(&format!("measuring sequential disk speed in {}", dir.display()));
+        match disk::measure(dir, cfg.disk_bytes) {
+            Ok(d) => {
+                let best = results.iter().map(|p| p.upload_bps.max(p.download_bps)).fold(0.0, f64::max);
+                remarks.extend(disk::compare_with_network(&d, best));
+                disk = Some(d);
+            }
+            Err(e) => disk_error = Some(e.to_string()),
+        }
+    }
+    SuiteResult {
+        server: cfg.base.host.clone(),
+        port: cfg.base.port,
+        seconds: cfg.time,
+        parallel: cfg.parallel,
+        link,
+        phases: results,
+        verdicts,
+        remarks,
+        loopback_baseline_bps,
+        disk,
+        disk_error,
+    }
+}

@@ -1,0 +1,225 @@
+//! Verdicts: measured numbers against the ceiling, in plain words.
+//!
+//! Pure functions over numbers so every sentence is unit-tested. Thresholds: at least 85 % of
+//! the theoretical goodput is what a healthy path reaches (TCP on a clean link gets 94–95 %);
+//! below 50 % something is wrong.
+
+use crate::link::{Ceiling, LinkContext};
+use crate::phase::{Phase, PhaseResult};
+use serde::Serialize;
+
+/// How a measurement compares with what the path can carry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Grade {
+    /// ≥ 85 % of the ceiling.
+    Good,
+    /// 50–85 %.
+    Fair,
+    /// < 50 %.
+    Slow,
+    /// No ceiling known (loopback, unknown speed) or the phase failed.
+    Unknown,
+}
+
+/// One judged direction of one phase.
+#[derive(Clone, Debug, Serialize)]
+pub struct Verdict {
+    /// Phase name.
+    pub phase: String,
+    /// `upload` or `download`.
+    pub direction: String,
+    /// Measured goodput, bit/s.
+    pub measured_bps: f64,
+    /// The ceiling, bit/s.
+    pub ceiling_bps: Option<u64>,
+    /// measured / ceiling.
+    pub ratio: Option<f64>,
+    /// The grade.
+    pub grade: Grade,
+    /// The sentence.
+    pub text: String,
+}
+
+/// `2.35 Gbit/s`-style rate for sentences.
+pub fn rate_words(bps: f64) -> String {
+    if bps >= 1e9 {
+        format!("{:.2} Gbit/s", bps / 1e9)
+    } else if bps >= 1e6 {
+        format!("{:.0} Mbit/s", bps / 1e6)
+    } else {
+        format!("{:.0} kbit/s", bps / 1e3)
+    }
+}
+
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Grades a ratio.
+pub fn grade(ratio: f64) -> Grade {
+    if ratio >= 0.85 {
+        Grade::Good
+    } else if ratio >= 0.5 {
+        Grade::Fair
+    } else {
+        Grade::Slow
+    }
+}
+
+/// Judges one direction.
+pub fn judge(
+    phase: &str,
+    direction: &str,
+    measured: f64,
+    retransmits: u64,
+    ceiling: Option<&Ceiling>,
+    findings: &[&str],
+) -> Verdict {
+    let retr = if retransmits > 0 { format!(", with {} retransmits", thousands(retransmits)) } else { String::new() };
+    let see = if findings.is_empty() {
+        String::new()
+    } else {
+        format!("; see doctor finding {}", findings.join(", "))
+    };
+    let Some(c) = ceiling else {
+        return Verdict {
+            phase: phase.into(),
+            direction: direction.into(),
+            measured_bps: measured,
+            ceiling_bps: None,
+            ratio: None,
+            grade: Grade::Unknown,
+            text: format!("{direction} measured {}{retr} (no link ceiling to judge against){see}", rate_words(measured)),
+        };
+    };
+    let cap = if phase == "udp" { c.udp_bps } else { c.tcp_bps };
+    // A shared (half-duplex) ceiling is split between the two directions of a bidir test.
+    let cap_dir = if phase == "bidir" && c.shared_between_directions { cap / 2 } else { cap };
+    let ratio = if cap_dir > 0 { measured / cap_dir as f64 } else { 0.0 };
+    let g = grade(ratio);
+    Verdict {
+        phase: phase.into(),
+        direction: direction.into(),
+        measured_bps: measured,
+        ceiling_bps: Some(cap_dir),
+        ratio: Some(ratio),
+        grade: g,
+        text: format!(
+            "{direction} reached {:.0}% of the {} {} can carry{retr}{see}",
+            ratio * 100.0,
+            rate_words(cap_dir as f64),
+            c.described_as
+        ),
+    }
+}
+
+/// Verdicts for every phase, plus the asymmetry remark.
+pub fn judge_all(phases: &[PhaseResult], link: &LinkContext) -> Vec<Verdict> {
+    let findings = link.serious_findings();
+    let mut out = Vec::new();
+    for p in phases.iter().filter(|p| p.error.is_none()) {
+        let name = p.phase.name();
+        match p.phase {
+            Phase::Upload | Phase::Udp => {
+                out.push(judge(name, "upload", p.upload_bps, p.retransmits, link.ceiling.as_ref(), &findings));
+            }
+            Phase::Download => {
+                out.push(judge(name, "download", p.download_bps, p.retransmits, link.ceiling.as_ref(), &findings));
+            }
+            Phase::Bidir => {
+                out.push(judge(name, "upload", p.upload_bps, 0, link.ceiling.as_ref(), &findings));
+                out.push(judge(name, "download", p.download_bps, p.retransmits, link.ceiling.as_ref(), &findings));
+            }
+        }
+    }
+    out
+}
+
+/// "download is 64% slower than upload" when one direction is well below the other.
+pub fn asymmetry(phases: &[PhaseResult]) -> Option<String> {
+    let up = phases.iter().find(|p| p.phase == Phase::Upload && p.error.is_none())?.upload_bps;
+    let down = phases.iter().find(|p| p.phase == Phase::Download && p.error.is_none())?.download_bps;
+    if up <= 0.0 || down <= 0.0 {
+        return None;
+    }
+    let (slow, fast, slow_name, fast_name) =
+        if down < up { (down, up, "download", "upload") } else { (up, down, "upload", "download") };
+    (slow < 0.7 * fast).then(|| {
+        format!(
+            "{slow_name} ({}) is {:.0}% slower than {fast_name} ({}): look at the receiving side of the {slow_name} (driver, RPS, rings)",
+            rate_words(slow),
+            (1.0 - slow / fast) * 100.0,
+            rate_words(fast)
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::link::CeilingSource;
+
+    fn ceiling(bps: u64) -> Ceiling {
+        Ceiling {
+            tcp_bps: bps,
+            udp_bps: bps,
+            source: CeilingSource::Link,
+            shared_between_directions: false,
+            described_as: "this link".into(),
+        }
+    }
+
+    #[test]
+    fn the_sentence_from_the_issue() {
+        let v = judge("download", "download", 0.25 * 2.35e9, 1386, Some(&ceiling(2_350_000_000)), &["generic-usb-driver"]);
+        assert_eq!(v.grade, Grade::Slow);
+        assert_eq!(
+            v.text,
+            "download reached 25% of the 2.35 Gbit/s this link can carry, with 1,386 retransmits; see doctor finding generic-usb-driver"
+        );
+    }
+
+    #[test]
+    fn grades_and_unknown_ceiling() {
+        assert_eq!(grade(0.94), Grade::Good);
+        assert_eq!(grade(0.6), Grade::Fair);
+        assert_eq!(grade(0.2), Grade::Slow);
+        let v = judge("upload", "upload", 1e9, 0, None, &[]);
+        assert_eq!(v.grade, Grade::Unknown);
+        assert!(v.text.contains("no link ceiling"));
+    }
+
+    #[test]
+    fn half_duplex_bidir_shares_the_ceiling() {
+        let mut c = ceiling(1_000_000_000);
+        c.shared_between_directions = true;
+        let v = judge("bidir", "upload", 450e6, 0, Some(&c), &[]);
+        assert_eq!(v.ceiling_bps, Some(500_000_000));
+        assert_eq!(v.grade, Grade::Good);
+    }
+
+    #[test]
+    fn asymmetry_is_reported_only_when_large() {
+        let mk = |phase, up, down| PhaseResult {
+            phase,
+            upload_bps: up,
+            download_bps: down,
+            retransmits: 0,
+            udp_loss: None,
+            error: None,
+            report: Default::default(),
+        };
+        let s = asymmetry(&[mk(Phase::Upload, 2.3e9, 0.0), mk(Phase::Download, 0.0, 0.6e9)]).unwrap();
+        assert!(s.starts_with("download (600 Mbit/s) is 74% slower than upload"), "{s}");
+        assert!(asymmetry(&[mk(Phase::Upload, 1e9, 0.0), mk(Phase::Download, 0.0, 0.9e9)]).is_none());
+    }
+}
