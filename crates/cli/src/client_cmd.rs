@@ -16,11 +16,12 @@ pub fn run(cfg: &ClientConfig, out: &OutputOpts) -> i32 {
         }
     };
     let interrupt = crate::signals::interrupt_flag();
-    let mut obs: Box<dyn Observer> = if out.json {
+    let inner: Box<dyn Observer + Send> = if out.json {
         Box::new(JsonObserver::client(sink.clone(), out.json_stream))
     } else {
         Box::new(TextObserver::client(sink.clone(), out, &cfg.params))
     };
+    let mut obs = crate::debug_out::wrap(inner, out.debug);
     let outcome = run_client(cfg, obs.as_mut(), &interrupt);
     let code = match &outcome.error {
         None => 0,

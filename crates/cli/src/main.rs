@@ -4,6 +4,7 @@
 
 mod args;
 mod client_cmd;
+mod debug_out;
 mod json_out;
 mod lower;
 mod output;

@@ -34,11 +34,12 @@ impl ServerHooks for Hooks {
     }
 
     fn new_test(&mut self, _test_no: u64) -> Box<dyn Observer + Send> {
-        if self.out.json {
+        let inner: Box<dyn Observer + Send> = if self.out.json {
             Box::new(JsonObserver::server(self.sink.clone(), self.out.json_stream))
         } else {
             Box::new(TextObserver::server(self.sink.clone(), &self.out))
-        }
+        };
+        crate::debug_out::wrap(inner, self.out.debug)
     }
 
     fn test_done(&mut self, _test_no: u64, outcome: &Outcome) {
@@ -65,11 +66,9 @@ impl ServerHooks for Hooks {
 
 /// Runs the server; returns the exit status.
 pub fn run(cfg: &ServerConfig, out: &OutputOpts, proc: &ServerProcess) -> i32 {
-    if proc.daemon {
-        if let Err(e) = wireperf_sys::daemon::daemonize() {
-            eprintln!("wireperf: error - unable to become a daemon: {e}");
-            return 1;
-        }
+    if let Some(Err(e)) = proc.daemon.then(wireperf_sys::daemon::daemonize) {
+        eprintln!("wireperf: error - unable to become a daemon: {e}");
+        return 1;
     }
     let sink = match Sink::open(out.logfile.as_deref(), out.timestamps.clone(), out.forceflush) {
         Ok(s) => s,

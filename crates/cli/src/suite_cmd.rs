@@ -144,14 +144,12 @@ pub fn render(r: &SuiteResult) -> String {
     if let Some(e) = &r.disk_error {
         s.push_str(&format!("\ndisk check failed: {e}\n"));
     }
-    if let Some(d) = &r.link.doctor {
-        if !d.findings.is_empty() {
-            s.push_str(&format!("\ndoctor findings on {}:\n", d.link.name));
-            for f in &d.findings {
-                s.push_str(&format!("  {:<4} {}: {}\n", format!("{:?}", f.severity).to_lowercase(), f.id, f.summary));
-            }
-            s.push_str("  (run `wireperf doctor` for evidence and fixes)\n");
+    if let Some(d) = r.link.doctor.as_ref().filter(|d| !d.findings.is_empty()) {
+        s.push_str(&format!("\ndoctor findings on {}:\n", d.link.name));
+        for f in &d.findings {
+            s.push_str(&format!("  {:<4} {}: {}\n", format!("{:?}", f.severity).to_lowercase(), f.id, f.summary));
         }
+        s.push_str("  (run `wireperf doctor` for evidence and fixes)\n");
     }
     s
 }

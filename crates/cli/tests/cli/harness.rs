@@ -91,18 +91,6 @@ impl ServerProc {
         std::thread::sleep(Duration::from_millis(50));
         (code, self.stdout_text(), self.stderr_text())
     }
-
-    /// Waits until stdout contains `needle`.
-    pub fn wait_for_output(&self, needle: &str, limit: Duration) -> bool {
-        let deadline = Instant::now() + limit;
-        while Instant::now() < deadline {
-            if self.stdout_text().contains(needle) {
-                return true;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        false
-    }
 }
 
 /// Starts a server binary with `args` on a fresh port, returning once it listens. Readiness

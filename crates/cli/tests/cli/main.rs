@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! The `wireperf` binary's integration tests: interop with Debian's iperf3 in both
 //! directions, output layout, robustness of the server, and command-line handling.
 //!

@@ -29,8 +29,8 @@ pub(super) enum Inbound {
     },
     /// A connection that did not make it that far.
     Note(String),
-    /// A test thread finished.
-    TestDone(u64, Outcome),
+    /// A test thread finished (boxed: an outcome is much larger than the other messages).
+    TestDone(u64, Box<Outcome>),
 }
 
 /// Starts the acceptor thread. It polls so that it can notice `shutdown`; accepted sockets are

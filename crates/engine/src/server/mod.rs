@@ -89,16 +89,13 @@ impl Server {
                     break Ok(());
                 }
             }
-            if active.is_none() {
-                if let Some(idle) = self.cfg.idle_timeout {
-                    if idle_since.elapsed() >= idle {
-                        if self.cfg.one_off {
-                            break Ok(());
-                        }
-                        // iperf3 restarts an idle server quietly: no new banner, same number.
-                        idle_since = Instant::now();
-                    }
+            let idle_expired = self.cfg.idle_timeout.is_some_and(|idle| idle_since.elapsed() >= idle);
+            if active.is_none() && idle_expired {
+                if self.cfg.one_off {
+                    break Ok(());
                 }
+                // iperf3 restarts an idle server quietly: no new banner, same number.
+                idle_since = Instant::now();
             }
             let msg = match rx.recv_timeout(Duration::from_millis(200)) {
                 Ok(m) => m,
@@ -165,7 +162,7 @@ impl Server {
             .name(format!("wireperf-test-{test_no}"))
             .spawn(move || {
                 let outcome = test::serve_test(ctrl, addr, cookie, &cfg, obs.as_mut(), &acc);
-                let _ = done.send(Inbound::TestDone(test_no, outcome));
+                let _ = done.send(Inbound::TestDone(test_no, Box::new(outcome)));
             })
             .map_err(|err| EngineError::Ctrl { op: "start a thread for", err })?;
         Ok(Active { cookie: Cookie::from_wire(cookie), accepting, notify, thread })

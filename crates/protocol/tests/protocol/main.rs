@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! Client and server sessions driven against each other in memory, on a virtual clock.
 //!
 //! Every state sequence a real test walks through is exercised here without sockets: the
