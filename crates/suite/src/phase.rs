@@ -1,8 +1,9 @@
 //! The phases of a suite and how one runs.
 
 use serde::Serialize;
-use std::sync::atomic::AtomicBool;
-use wireperf_engine::{ClientConfig, Observer, run_client};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+use wireperf_engine::{ClientConfig, EngineError, Observer, run_client};
 use wireperf_protocol::schema::{Summary, TestReport};
 use wireperf_protocol::{Protocol, TestParams};
 
@@ -105,6 +106,23 @@ pub fn run_phase(
 ) -> PhaseResult {
     let mut cfg = base.clone();
     cfg.params = params;
-    let out = run_client(&cfg, obs, interrupt);
-    PhaseResult::from_report(phase, out.report, out.error.map(|e| e.to_string()))
+    let mut attempt = 0;
+    loop {
+        let out = run_client(&cfg, obs, interrupt);
+        // A stock iperf3 server re-opens its listener after each test and answers "busy"
+        // while it finishes the last one: back-to-back phases can hit that window, so a
+        // refused or busy start is retried for a moment before it counts as a failure.
+        let retry = matches!(out.error, Some(EngineError::Connect(_)) | Some(EngineError::AccessDenied));
+        if retry && attempt < RETRIES && !interrupt.load(Ordering::Relaxed) {
+            attempt += 1;
+            std::thread::sleep(RETRY_PAUSE);
+            continue;
+        }
+        return PhaseResult::from_report(phase, out.report, out.error.map(|e| e.to_string()));
+    }
 }
+
+/// How often a phase start is retried (see [`run_phase`]).
+const RETRIES: u32 = 10;
+/// Pause between retries.
+const RETRY_PAUSE: Duration = Duration::from_millis(200);

@@ -11,4 +11,5 @@ mod keytree;
 mod params;
 mod regression;
 mod robustness;
+mod suite;
 mod text_layout;

@@ -1,0 +1,66 @@
+//! `wireperf suite` against a wireperf server and against a stock iperf3 server.
+
+use crate::harness::*;
+
+fn suite_json(server_bin: &std::path::PathBuf, extra: &[&str]) -> serde_json::Value {
+    let server = start_server(server_bin, &[]);
+    let port = server.port.to_string();
+    let mut args = vec!["suite", "127.0.0.1", "-p", &port, "-t", "1", "--json"];
+    args.extend_from_slice(extra);
+    let out = run_client(&wireperf(), &args);
+    drop(server);
+    assert_ok(&out);
+    json_of(&out)
+}
+
+fn assert_three_phases(v: &serde_json::Value) {
+    let phases = v["phases"].as_array().expect("phases");
+    let names: Vec<&str> = phases.iter().filter_map(|p| p["phase"].as_str()).collect();
+    assert_eq!(names, ["upload", "download", "bidir"]);
+    for p in phases {
+        assert!(p["error"].is_null(), "{p}");
+    }
+    assert!(phases[0]["upload_bps"].as_f64().unwrap_or(0.0) > 1e6);
+    assert!(phases[1]["download_bps"].as_f64().unwrap_or(0.0) > 1e6);
+    assert!(phases[2]["upload_bps"].as_f64().unwrap_or(0.0) > 1e6);
+    assert!(phases[2]["download_bps"].as_f64().unwrap_or(0.0) > 1e6);
+    // Every phase keeps its full iperf3-schema report.
+    assert!(phases[0]["report"]["end"]["sum_sent"]["bytes"].as_u64().unwrap_or(0) > 0);
+    assert_eq!(v["verdicts"].as_array().map(Vec::len), Some(4));
+}
+
+#[test]
+fn against_a_wireperf_server() {
+    let v = suite_json(&wireperf(), &[]);
+    assert_three_phases(&v);
+    assert_eq!(v["link"]["iface"], "lo");
+}
+
+#[test]
+fn against_a_stock_iperf3_server() {
+    let v = suite_json(&iperf3(), &[]);
+    assert_three_phases(&v);
+}
+
+#[test]
+fn disk_check_on_a_temp_dir() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().to_str().expect("utf-8 path");
+    let v = suite_json(&wireperf(), &["--path", path, "--disk-mib", "16"]);
+    let d = &v["disk"];
+    assert_eq!(d["bytes"], 16 * 1024 * 1024, "{v}");
+    assert!(d["write_bytes_per_sec"].as_f64().unwrap_or(0.0) > 0.0);
+    assert_eq!(std::fs::read_dir(dir.path()).expect("dir").count(), 0, "the test file is removed");
+}
+
+#[test]
+fn text_output_has_the_table_and_verdicts() {
+    let server = start_server(&wireperf(), &[]);
+    let port = server.port.to_string();
+    let out = run_client(&wireperf(), &["suite", "127.0.0.1", "-p", &port, "-t", "1"]);
+    assert_ok(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for needle in ["wireperf suite: 127.0.0.1", "phase", "upload", "download", "bidir", "verdicts:", "no link ceiling"] {
+        assert!(text.contains(needle), "missing {needle:?} in\n{text}");
+    }
+}
