@@ -269,9 +269,17 @@ pub fn lower(a: &IperfArgs) -> Result<Mode, ParamError> {
         if client_only {
             return Err(IperfErrno::CLIENTONLY.into());
         }
-        let bitrate_limit = match &a.server_bitrate_limit {
-            None => None,
-            Some(s) => Some(unit(parse_rate(s.split('/').next().unwrap_or("")))?).filter(|&r| r > 0),
+        let (bitrate_limit, window) = match &a.server_bitrate_limit {
+            None => (None, 5),
+            Some(s) => {
+                let (rate, secs) = s.split_once('/').unwrap_or((s.as_str(), "5"));
+                let secs = secs
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|&w| (1..=3600).contains(&w))
+                    .ok_or_else(|| ParamError::Msg(format!("invalid averaging interval in --server-bitrate-limit '{s}'")))?;
+                (Some(unit(parse_rate(rate))?).filter(|&r| r > 0), secs)
+            }
         };
         let cfg = ServerConfig {
             port: port(a)?,
@@ -284,6 +292,7 @@ pub fn lower(a: &IperfArgs) -> Result<Mode, ParamError> {
             rcv_timeout,
             snd_timeout,
             bitrate_limit,
+            bitrate_limit_window: Duration::from_secs(window),
             cntl_ka: keepalive(a)?,
             affinity,
             ..Default::default()

@@ -95,6 +95,8 @@ pub struct ServerConfig {
     pub snd_timeout: Option<Duration>,
     /// `--server-bitrate-limit`: refuse tests asking for more (bit/s, total).
     pub bitrate_limit: Option<u64>,
+    /// `--server-bitrate-limit RATE/SECS`: the window the measured rate is averaged over.
+    pub bitrate_limit_window: Duration,
     /// `--cntl-ka` on accepted control connections.
     pub cntl_ka: Option<Keepalive>,
     /// Control messages must complete within this.
@@ -116,6 +118,7 @@ impl Default for ServerConfig {
             rcv_timeout: Duration::from_secs(120),
             snd_timeout: None,
             bitrate_limit: None,
+            bitrate_limit_window: Duration::from_secs(5),
             cntl_ka: None,
             ctrl_timeout: Duration::from_secs(30),
             affinity: None,

@@ -8,6 +8,7 @@ mod harness;
 mod interop_client;
 mod interop_server;
 mod keytree;
+mod options;
 mod params;
 mod regression;
 mod robustness;

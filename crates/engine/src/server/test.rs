@@ -32,7 +32,7 @@ pub(super) fn serve_test(
     accepting: &AtomicBool,
 ) -> Outcome {
     let mut report = TestReport { start: report::base_start(), ..Default::default() };
-    let mut t = ServerTest { cfg, accepting, params: None, run: None, pending: Vec::new(), t_end: None, cpu: None, cpu_end: None, started: None };
+    let mut t = ServerTest { cfg, accepting, params: None, run: None, pending: Vec::new(), t_end: None, cpu: None, cpu_end: None, started: None, rate_samples: Default::default() };
     let error = match t.run(&mut ctrl, addr, cookie, &mut report, obs) {
         Ok(()) => None,
         Err((e, session)) => {
@@ -64,6 +64,7 @@ struct ServerTest<'a> {
     cpu: Option<CpuSampler>,
     cpu_end: Option<CpuUtil>,
     started: Option<Instant>,
+    rate_samples: std::collections::VecDeque<(Instant, u64)>,
 }
 
 impl ServerTest<'_> {
@@ -208,21 +209,31 @@ impl ServerTest<'_> {
         if let Some(limit) = self.cfg.bitrate_limit {
             let per = p.bandwidth.unwrap_or(0).max(p.fqrate.unwrap_or(0));
             let total = per.saturating_mul(u64::from(p.total_streams()));
-            if per == 0 || total > limit {
+            if total > limit {
                 return Err(EngineError::ServerReported { i_errno: IperfErrno::TOTALRATE, errno: None });
             }
         }
         Ok(())
     }
 
-    /// Ends a test whose total rate exceeds `--server-bitrate-limit` (measured, after 1 s).
-    fn check_rate(&self) -> Result<(), EngineError> {
-        let (Some(limit), Some(r), Some(started)) = (self.cfg.bitrate_limit, self.run.as_ref(), self.started) else {
+    /// Ends a test whose total rate, averaged over the last `--server-bitrate-limit` window
+    /// (default 5 s, as iperf3), exceeds the limit. Tests shorter than the window are only
+    /// held to the limit they asked for (checked in [`Self::validate`]).
+    fn check_rate(&mut self) -> Result<(), EngineError> {
+        let (Some(limit), Some(r)) = (self.cfg.bitrate_limit, self.run.as_ref()) else {
             return Ok(());
         };
-        let secs = started.elapsed().as_secs_f64();
-        if secs >= 1.0 && r.total_bytes() as f64 * 8.0 / secs > limit as f64 {
-            return Err(EngineError::ServerReported { i_errno: IperfErrno::TOTALRATE, errno: None });
+        let now = Instant::now();
+        let window = self.cfg.bitrate_limit_window;
+        self.rate_samples.push_back((now, r.total_bytes()));
+        while self.rate_samples.len() > 2 && self.rate_samples[1].0 + window <= now {
+            self.rate_samples.pop_front();
+        }
+        if let (Some(&(t0, b0)), Some(&(t1, b1))) = (self.rate_samples.front(), self.rate_samples.back()) {
+            let secs = t1.duration_since(t0).as_secs_f64();
+            if secs >= window.as_secs_f64() * 0.95 && b1.saturating_sub(b0) as f64 * 8.0 / secs > limit as f64 {
+                return Err(EngineError::ServerReported { i_errno: IperfErrno::TOTALRATE, errno: None });
+            }
         }
         Ok(())
     }
