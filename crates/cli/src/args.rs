@@ -37,6 +37,12 @@ pub enum Command {
     Suite(crate::suite_cmd::SuiteArgs),
     /// Explain why a network link is slow, and how to fix it.
     Doctor(wireperf_doctor::cli::DoctorArgs),
+    /// Prometheus exporter: /probe runs one test per scrape, /metrics has its own counters.
+    Exporter(wireperf_exporter::cli::ExporterArgs),
+    /// Past runs: list, show, compare, export, import iperf3 -J files, delete.
+    History(wireperf_store::cli::HistoryArgs),
+    /// Draw stored runs as one self-contained HTML page (--html) or SVG charts (--svg).
+    Report(crate::report_cmd::ReportArgs),
 }
 
 /// `wireperf selftest`.
@@ -51,6 +57,12 @@ pub struct SelftestArgs {
     /// Print the results (suite and doctor) as one JSON document.
     #[arg(long)]
     pub json: bool,
+    /// Do not store the run in the history database.
+    #[arg(long)]
+    pub no_save: bool,
+    /// History database (default: $WIREPERF_DB, else ~/.local/share/wireperf/history.sqlite).
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<std::path::PathBuf>,
 }
 
 /// iperf3's options (3.12 set).
@@ -131,21 +143,27 @@ pub struct IperfArgs {
     /// Restart an idle server after this many seconds.
     #[arg(long = "idle-timeout", value_name = "SECS", help_heading = "Server specific")]
     pub idle_timeout: Option<u64>,
-    /// Path to the RSA private key for authentication (not supported yet).
+    /// Path to the RSA private key (PEM) used to decrypt authentication tokens.
     #[arg(long = "rsa-private-key-path", value_name = "FILE", help_heading = "Server specific")]
     pub rsa_private_key_path: Option<String>,
-    /// Path to the authorized users file (not supported yet).
+    /// Path to the authorized users file (`user,sha256hex("{user}password")` per line).
     #[arg(long = "authorized-users-path", value_name = "FILE", help_heading = "Server specific")]
     pub authorized_users_path: Option<String>,
-    /// Time skew threshold for authentication, seconds (not supported yet).
+    /// Time skew threshold for authentication, seconds (default 10).
     #[arg(long = "time-skew-threshold", value_name = "SECS", help_heading = "Server specific")]
     pub time_skew_threshold: Option<u64>,
-    /// Use PKCS#1 v1.5 padding for authentication (not supported yet).
+    /// Client: make a PKCS#1 v1.5 token (for iperf3 3.12–3.16 servers). Server: accepted; OAEP and PKCS#1 v1.5 are always both accepted.
     #[arg(long = "use-pkcs1-padding", help_heading = "Server specific")]
     pub use_pkcs1_padding: bool,
+    /// Serve the server's counters for Prometheus on http://ADDR/metrics (wireperf only).
+    #[arg(long = "metrics", value_name = "ADDR", help_heading = "Server specific")]
+    pub metrics: Option<String>,
+    /// Concurrency, queueing, limits and log format of a public server (wireperf only).
+    #[command(flatten)]
+    pub public: crate::args_server::PublicServerArgs,
 
     // ---- client
-    /// Use UDP rather than TCP (not supported yet).
+    /// Use UDP rather than TCP.
     #[arg(short = 'u', long = "udp", help_heading = "Client specific")]
     pub udp: bool,
     /// Use SCTP rather than TCP (not supported).
@@ -160,7 +178,7 @@ pub struct IperfArgs {
     /// Pacing timer in microseconds (accepted for compatibility; wireperf paces per block).
     #[arg(long = "pacing-timer", value_name = "USEC", help_heading = "Client specific")]
     pub pacing_timer: Option<String>,
-    /// Fair-queuing based socket pacing in bits/sec (not supported yet).
+    /// Fair-queuing based socket pacing in bits/sec (SO_MAX_PACING_RATE).
     #[arg(long = "fq-rate", value_name = "RATE", help_heading = "Client specific")]
     pub fq_rate: Option<String>,
     /// Time in seconds to transmit for (default 10).
@@ -172,7 +190,7 @@ pub struct IperfArgs {
     /// Number of blocks (packets) to transmit (instead of -t or -n).
     #[arg(short = 'k', long = "blockcount", value_name = "BLOCKS", help_heading = "Client specific")]
     pub blockcount: Option<String>,
-    /// Length of buffer to read or write (default 128 KB for TCP).
+    /// Length of buffer to read or write (default 128 KB for TCP, MSS or 1460 for UDP).
     #[arg(short = 'l', long = "length", value_name = "BYTES", help_heading = "Client specific")]
     pub length: Option<String>,
     /// Bind the data streams to this client port (stream i uses PORT+i).
@@ -214,9 +232,18 @@ pub struct IperfArgs {
     /// Set the IPv6 flow label (not supported yet).
     #[arg(short = 'L', long = "flowlabel", value_name = "N", help_heading = "Client specific")]
     pub flowlabel: Option<String>,
-    /// Use a 'zero copy' method of sending data (not supported yet).
-    #[arg(short = 'Z', long = "zerocopy", help_heading = "Client specific")]
-    pub zerocopy: bool,
+    /// Use a 'zero copy' method of sending data: sendfile() from a memory file; `--zerocopy=z`
+    /// uses MSG_ZEROCOPY instead. Falls back to write() when refused.
+    #[arg(
+        short = 'Z',
+        long = "zerocopy",
+        value_name = "z",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "sendfile",
+        help_heading = "Client specific"
+    )]
+    pub zerocopy: Option<String>,
     /// Omit the first N seconds of the test.
     #[arg(short = 'O', long = "omit", value_name = "SECS", help_heading = "Client specific")]
     pub omit: Option<f64>,
@@ -229,22 +256,22 @@ pub struct IperfArgs {
     /// Get results from the server.
     #[arg(long = "get-server-output", help_heading = "Client specific")]
     pub get_server_output: bool,
-    /// Use 64-bit counters in UDP test packets (not supported yet).
+    /// Use 64-bit counters in UDP test packets.
     #[arg(long = "udp-counters-64bit", help_heading = "Client specific")]
     pub udp_counters_64bit: bool,
     /// Use a repeating pattern as payload instead of random bytes.
     #[arg(long = "repeating-payload", help_heading = "Client specific")]
     pub repeating_payload: bool,
-    /// Set IPv4 Don't Fragment flag (not supported yet).
+    /// Set IPv4 Don't Fragment flag.
     #[arg(long = "dont-fragment", help_heading = "Client specific")]
     pub dont_fragment: bool,
     /// Transmit / receive a file (not supported yet).
     #[arg(short = 'F', long = "file", value_name = "NAME", help_heading = "Client specific")]
     pub file: Option<String>,
-    /// Username for authentication (not supported yet).
+    /// Username for authentication (password from IPERF3_PASSWORD, else asked on the terminal).
     #[arg(long = "username", value_name = "USER", help_heading = "Client specific")]
     pub username: Option<String>,
-    /// Path to the RSA public key for authentication (not supported yet).
+    /// Path to the RSA public key (PEM) used to encrypt the authentication token.
     #[arg(long = "rsa-public-key-path", value_name = "FILE", help_heading = "Client specific")]
     pub rsa_public_key_path: Option<String>,
     /// Bind SCTP associations to this address (not supported).
@@ -256,7 +283,14 @@ pub struct IperfArgs {
     /// Use MPTCP rather than plain TCP (not supported yet).
     #[arg(short = 'm', long = "mptcp", help_heading = "Client specific")]
     pub mptcp: bool,
-    /// Ignore received payload without copying it (not supported yet).
+    /// Ignore received payload without copying it (recv with MSG_TRUNC).
     #[arg(long = "skip-rx-copy", help_heading = "Client specific")]
     pub skip_rx_copy: bool,
+    /// Do not save this run in the history database (wireperf only).
+    #[arg(long = "no-save", help_heading = "Client specific")]
+    pub no_save: bool,
+    /// History database to save the run in (default: $WIREPERF_DB, else
+    /// ~/.local/share/wireperf/history.sqlite; wireperf only).
+    #[arg(long = "db", value_name = "PATH", help_heading = "Client specific")]
+    pub db: Option<std::path::PathBuf>,
 }

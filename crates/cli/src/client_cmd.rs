@@ -6,8 +6,9 @@ use crate::output::Sink;
 use crate::text_out::TextObserver;
 use wireperf_engine::{ClientConfig, Observer, run_client};
 
-/// Runs the client; returns the exit status.
-pub fn run(cfg: &ClientConfig, out: &OutputOpts) -> i32 {
+/// Runs the client; returns the exit status. `save` is the history database to store the run
+/// in (`Some(None)`: the default one; `None`: `--no-save`).
+pub fn run(cfg: &ClientConfig, out: &OutputOpts, save: Option<Option<&std::path::Path>>) -> i32 {
     let sink = match Sink::open(out.logfile.as_deref(), out.timestamps.clone(), out.forceflush) {
         Ok(s) => s,
         Err(e) => {
@@ -50,5 +51,16 @@ pub fn run(cfg: &ClientConfig, out: &OutputOpts) -> i32 {
         sink.raw(&wireperf_report::cjson::to_cjson_string(&outcome.report));
     }
     sink.flush();
+    if let Some(db) = save {
+        // History is a side record: a failure to save warns but never changes the result.
+        let mut report = outcome.report.clone();
+        if let Some(e) = &outcome.error {
+            report.error.get_or_insert_with(|| e.to_string());
+        }
+        let cmdline = wireperf_store::current_command_line();
+        if let Err(e) = wireperf_store::save_client_run(db, &report, &cmdline) {
+            eprintln!("wireperf: warning - run not saved to history: {e}");
+        }
+    }
     code
 }

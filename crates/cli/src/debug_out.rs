@@ -11,8 +11,12 @@ impl Observer for Debug {
     fn event(&mut self, ev: Event<'_>) {
         match &ev {
             // The whole report is long; the summary keys are what a user wants to see.
-            Event::End(r) => eprintln!("debug: end: sum_sent {:?} sum_received {:?}", r.end.sum_sent, r.end.sum_received),
-            Event::Interval(i) => eprintln!("debug: interval {:.2}-{:.2} {} bytes", i.sum.start, i.sum.end, i.sum.bytes),
+            Event::End(r) => {
+                eprintln!("debug: end: sum_sent {:?} sum_received {:?}", r.end.sum_sent, r.end.sum_received)
+            }
+            Event::Interval(i) => {
+                eprintln!("debug: interval {:.2}-{:.2} {} bytes", i.sum.start, i.sum.end, i.sum.bytes)
+            }
             other => eprintln!("debug: {other:?}"),
         }
         self.inner.event(ev);

@@ -73,27 +73,21 @@ pub struct ServerProcess {
     pub daemon: bool,
     /// `-I`.
     pub pidfile: Option<String>,
+    /// `--metrics ADDR`: serve the server's counters for Prometheus.
+    pub metrics: Option<String>,
+    /// `--log-format`: the operator's log records as text or JSON lines.
+    pub log_format: crate::args_server::LogFormat,
 }
 
+/// iperf3's UDP rate when `-b` is not given (1 Mbit/s in binary units: 1048576 bit/s).
+const UDP_DEFAULT_RATE: u64 = 1024 * 1024;
+
 fn refuse_unsupported(a: &IperfArgs) -> Result<(), ParamError> {
-    let checks: [(bool, &'static str); 17] = [
-        (a.udp, "UDP (-u)"),
+    let checks: [(bool, &'static str); 4] = [
         (a.sctp, "SCTP (--sctp)"),
-        (a.fq_rate.is_some(), "fair-queue pacing (--fq-rate)"),
         (a.flowlabel.is_some(), "IPv6 flow labels (-L)"),
-        (a.zerocopy, "zero-copy send (-Z)"),
-        (a.file.is_some(), "file transfer (-F)"),
-        (a.username.is_some(), "authentication (--username)"),
-        (a.rsa_public_key_path.is_some(), "authentication (--rsa-public-key-path)"),
-        (a.rsa_private_key_path.is_some(), "authentication (--rsa-private-key-path)"),
-        (a.authorized_users_path.is_some(), "authentication (--authorized-users-path)"),
-        (a.time_skew_threshold.is_some(), "authentication (--time-skew-threshold)"),
-        (a.use_pkcs1_padding, "authentication (--use-pkcs1-padding)"),
         (a.xbind.is_some() || a.nstreams.is_some(), "SCTP (-X/--nstreams)"),
         (a.mptcp, "MPTCP (-m)"),
-        (a.skip_rx_copy, "--skip-rx-copy"),
-        (a.udp_counters_64bit, "UDP 64-bit counters (--udp-counters-64bit)"),
-        (a.dont_fragment, "--dont-fragment"),
     ];
     match checks.iter().find(|(on, _)| *on) {
         Some((_, what)) => Err(ParamError::NotYet(what)),
@@ -125,7 +119,7 @@ fn output_opts(a: &IperfArgs) -> Result<OutputOpts, ParamError> {
 fn interval(a: &IperfArgs) -> Result<Option<Duration>, ParamError> {
     match a.interval {
         None => Ok(Some(Duration::from_secs(1))),
-        Some(i) if i == 0.0 => Ok(None),
+        Some(0.0) => Ok(None),
         Some(i) if (0.1..=60.0).contains(&i) => Ok(Some(Duration::from_secs_f64(i))),
         Some(_) => Err(IperfErrno::INTERVAL.into()),
     }
@@ -200,10 +194,29 @@ fn parse_tos(s: &str) -> Result<i32, ParamError> {
 /// `--dscp` accepts 0..63 or the usual names; the TOS byte is DSCP << 2.
 fn parse_dscp(s: &str) -> Result<i32, ParamError> {
     let named = [
-        ("cs0", 0), ("cs1", 8), ("cs2", 16), ("cs3", 24), ("cs4", 32), ("cs5", 40), ("cs6", 48), ("cs7", 56),
-        ("af11", 10), ("af12", 12), ("af13", 14), ("af21", 18), ("af22", 20), ("af23", 22),
-        ("af31", 26), ("af32", 28), ("af33", 30), ("af41", 34), ("af42", 36), ("af43", 38),
-        ("ef", 46), ("va", 44), ("le", 1),
+        ("cs0", 0),
+        ("cs1", 8),
+        ("cs2", 16),
+        ("cs3", 24),
+        ("cs4", 32),
+        ("cs5", 40),
+        ("cs6", 48),
+        ("cs7", 56),
+        ("af11", 10),
+        ("af12", 12),
+        ("af13", 14),
+        ("af21", 18),
+        ("af22", 20),
+        ("af23", 22),
+        ("af31", 26),
+        ("af32", 28),
+        ("af33", 30),
+        ("af41", 34),
+        ("af42", 36),
+        ("af43", 38),
+        ("ef", 46),
+        ("va", 44),
+        ("le", 1),
     ];
     let lower = s.to_ascii_lowercase();
     let v = match named.iter().find(|(n, _)| *n == lower) {
@@ -265,7 +278,9 @@ pub fn lower(a: &IperfArgs) -> Result<Mode, ParamError> {
             || a.dscp.is_some()
             || a.cport.is_some()
             || a.connect_timeout.is_some()
-            || a.repeating_payload;
+            || a.repeating_payload
+            || a.username.is_some()
+            || a.rsa_public_key_path.is_some();
         if client_only {
             return Err(IperfErrno::CLIENTONLY.into());
         }
@@ -273,15 +288,14 @@ pub fn lower(a: &IperfArgs) -> Result<Mode, ParamError> {
             None => (None, 5),
             Some(s) => {
                 let (rate, secs) = s.split_once('/').unwrap_or((s.as_str(), "5"));
-                let secs = secs
-                    .parse::<u64>()
-                    .ok()
-                    .filter(|&w| (1..=3600).contains(&w))
-                    .ok_or_else(|| ParamError::Msg(format!("invalid averaging interval in --server-bitrate-limit '{s}'")))?;
+                let secs = secs.parse::<u64>().ok().filter(|&w| (1..=3600).contains(&w)).ok_or_else(|| {
+                    ParamError::Msg(format!("invalid averaging interval in --server-bitrate-limit '{s}'"))
+                })?;
                 (Some(unit(parse_rate(rate))?).filter(|&r| r > 0), secs)
             }
         };
-        let cfg = ServerConfig {
+        let mut cfg = ServerConfig {
+            file: a.file.as_ref().map(std::path::PathBuf::from),
             port: port(a)?,
             bind: bind_ip,
             bind_dev,
@@ -297,10 +311,23 @@ pub fn lower(a: &IperfArgs) -> Result<Mode, ParamError> {
             affinity,
             ..Default::default()
         };
-        let proc = ServerProcess { daemon: a.daemon, pidfile: a.pidfile.clone() };
+        crate::lower_server::apply(a, &mut cfg)?;
+        let proc = ServerProcess {
+            daemon: a.daemon,
+            pidfile: a.pidfile.clone(),
+            metrics: a.metrics.clone(),
+            log_format: a.public.log_format.unwrap_or_default(),
+        };
         return Ok(Mode::Server(Box::new(cfg), out, proc));
     }
-    if a.daemon || a.pidfile.is_some() || a.one_off || a.server_bitrate_limit.is_some() || a.idle_timeout.is_some() {
+    if a.daemon
+        || a.pidfile.is_some()
+        || a.one_off
+        || a.server_bitrate_limit.is_some()
+        || a.idle_timeout.is_some()
+        || a.metrics.is_some()
+        || crate::lower_server::server_only_given(a)
+    {
         return Err(IperfErrno::SERVERONLY.into());
     }
     let Some(host_arg) = &a.client else { return Err(IperfErrno::NOROLE.into()) };
@@ -314,7 +341,14 @@ pub fn lower(a: &IperfArgs) -> Result<Mode, ParamError> {
     if ends > 1 {
         return Err(IperfErrno::ENDCONDITIONS.into());
     }
-    let mut p = TestParams { protocol: Protocol::Tcp, ..Default::default() };
+    let udp = a.udp;
+    let mut p = TestParams { protocol: if udp { Protocol::Udp } else { Protocol::Tcp }, ..Default::default() };
+    if udp {
+        // iperf3's UDP defaults: 1 Mbit/s, and a block size the engine picks from the control
+        // connection's MSS (len 0 = not given).
+        p.len = 0;
+        p.bandwidth = Some(UDP_DEFAULT_RATE);
+    }
     if let Some(t) = a.time {
         if !(0.0..=f64::from(limits::MAX_TIME)).contains(&t) {
             return Err(IperfErrno::DURATION.into());
@@ -340,6 +374,9 @@ pub fn lower(a: &IperfArgs) -> Result<Mode, ParamError> {
     }
     if let Some(l) = &a.length {
         let len = unit(parse_size(l))?;
+        if udp && !(u64::from(limits::MIN_UDP_BLOCK)..=u64::from(limits::MAX_UDP_BLOCK)).contains(&len) {
+            return Err(IperfErrno::UDPBLOCKSIZE.into());
+        }
         if len > u64::from(limits::MAX_TCP_BLOCK) {
             return Err(IperfErrno::BLOCKSIZE.into());
         }
@@ -391,6 +428,16 @@ pub fn lower(a: &IperfArgs) -> Result<Mode, ParamError> {
     p.extra_data = a.extra_data.clone();
     p.get_server_output = a.get_server_output;
     p.repeating_payload = a.repeating_payload;
+    p.udp_counters_64bit = a.udp_counters_64bit;
+    p.dont_fragment = a.dont_fragment;
+    let send_mode = crate::lower_zerocopy::send_mode(a.zerocopy.as_deref())?;
+    p.zerocopy = send_mode.is_some();
+    p.skip_rx_copy = a.skip_rx_copy;
+    if let Some(f) = &a.fq_rate {
+        p.fqrate = Some(unit(parse_rate(f))?).filter(|&r| r > 0);
+    }
+    p.authtoken =
+        crate::auth_cmd::client_token(a.username.as_deref(), a.rsa_public_key_path.as_deref(), a.use_pkcs1_padding)?;
     let (host, host_dev) = match host_arg.split_once('%') {
         // A link-local IPv6 address keeps its scope; `host%dev` otherwise binds to dev.
         Some((h, d)) if !h.contains(':') => (h.to_string(), Some(d.to_string())),
@@ -401,7 +448,20 @@ pub fn lower(a: &IperfArgs) -> Result<Mode, ParamError> {
         Some(c) if (1..=65535).contains(&c) => Some(c as u16),
         Some(_) => return Err(IperfErrno::BADPORT.into()),
     };
+    if let Some(f) = &a.file {
+        if p.protocol == Protocol::Udp {
+            return Err(IperfErrno::UDPFILETRANSFER.into());
+        }
+        // iperf3: without -t/-n/-k a sending client ends the test when the file is sent.
+        if !p.reverse && ends == 0 {
+            let size =
+                std::fs::metadata(f).map_err(|e| ParamError::Msg(format!("unable to open -F file {f}: {e}")))?.len();
+            p.num = size.max(1);
+            p.time = 0;
+        }
+    }
     let mut cfg = ClientConfig::new(host, p);
+    cfg.file = a.file.as_ref().map(std::path::PathBuf::from);
     cfg.port = port(a)?;
     cfg.family = family(a);
     cfg.bind = bind_ip;
@@ -413,6 +473,7 @@ pub fn lower(a: &IperfArgs) -> Result<Mode, ParamError> {
     cfg.snd_timeout = snd_timeout;
     cfg.cntl_ka = keepalive(a)?;
     cfg.affinity = affinity;
+    cfg.send_mode = send_mode.unwrap_or_default();
     Ok(Mode::Client(Box::new(cfg), out))
 }
 
@@ -436,7 +497,8 @@ mod tests {
         assert_eq!(msg("wireperf -c h -P 200"), "number of parallel streams too large (maximum = 128)");
         assert_eq!(msg("wireperf -c h -R --bidir"), "cannot be both reverse and bidirectional");
         assert_eq!(msg("wireperf -c h -t 2 -n 1M"), "only one test end condition (-t, -n, -k) may be specified");
-        assert!(msg("wireperf -c h -u").contains("not supported yet"));
+        assert!(msg("wireperf -c h --sctp").contains("not supported yet"));
+        assert_eq!(msg("wireperf -c h -u -l 8"), "block size invalid (minimum = 16 bytes, maximum = 65507 bytes)");
         assert_eq!(msg("wireperf -s -t 3"), "some option you are trying to set is client only");
     }
 
@@ -445,6 +507,23 @@ mod tests {
         let Ok(Mode::Client(c, _)) = parse("wireperf -c h -n 20M -l 128K -w 1M -b 100M/10") else { panic!() };
         assert_eq!((c.params.num, c.params.len, c.params.window), (20 * 1024 * 1024, 131072, Some(1 << 20)));
         assert_eq!((c.params.bandwidth, c.params.burst, c.params.time), (Some(100_000_000), Some(10), 0));
+    }
+
+    #[test]
+    fn udp_defaults_and_flags() {
+        let Ok(Mode::Client(c, _)) = parse("wireperf -c h -u") else { panic!() };
+        let p = &c.params;
+        assert_eq!((p.protocol, p.len, p.bandwidth), (Protocol::Udp, 0, Some(1_048_576)));
+        let Ok(Mode::Client(c, _)) = parse(
+            "wireperf -c h -u -b 0 -l 1448 --udp-counters-64bit --dont-fragment --fq-rate 10M --repeating-payload",
+        ) else {
+            panic!()
+        };
+        let p = &c.params;
+        assert_eq!((p.len, p.bandwidth, p.fqrate), (1448, None, Some(10_000_000)));
+        assert!(p.udp_counters_64bit && p.dont_fragment && p.repeating_payload);
+        let Ok(Mode::Client(c, _)) = parse("wireperf -c h -u -b 200M/8") else { panic!() };
+        assert_eq!((c.params.bandwidth, c.params.burst), (Some(200_000_000), Some(8)));
     }
 
     #[test]

@@ -84,6 +84,17 @@ pub fn run(a: &SelftestArgs) -> i32 {
     };
     let doctor = wireperf_doctor::inspect(&wireperf_doctor::InspectOptions::default());
     let failed = !result.all_ok();
+    let saved = if a.no_save {
+        None
+    } else {
+        match crate::suite_cmd::save(&result, wireperf_store::RunKind::Selftest, a.db.as_deref()) {
+            Ok(id) => Some(id.0),
+            Err(e) => {
+                eprintln!("wireperf: warning - the run was not saved to history: {e}");
+                None
+            }
+        }
+    };
     if a.json {
         let doc = json!({
             "selftest": {
@@ -92,6 +103,7 @@ pub fn run(a: &SelftestArgs) -> i32 {
                 "doctor": doctor.as_ref().ok(),
                 "doctor_error": doctor.as_ref().err().map(|e| e.to_string()),
                 "server_notes": notes,
+                "saved_run": saved,
             }
         });
         println!("{doc}");
@@ -114,6 +126,9 @@ pub fn run(a: &SelftestArgs) -> i32 {
         }
         for n in &notes {
             println!("server: {n}");
+        }
+        if let Some(id) = saved {
+            println!("\nsaved as run #{id} (wireperf history show {id})");
         }
         println!("\n{}", if failed { "selftest FAILED" } else { "selftest passed" });
     }

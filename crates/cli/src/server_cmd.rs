@@ -1,9 +1,11 @@
 //! `wireperf -s`: serve tests until interrupted (or one with `-1`).
 
+use crate::args_server::LogFormat;
 use crate::json_out::JsonObserver;
 use crate::lower::{OutputOpts, ServerProcess};
 use crate::output::Sink;
 use crate::text_out::TextObserver;
+use wireperf_engine::server::{RecordKind, ServerRecord};
 use wireperf_engine::{EngineError, Observer, Outcome, Server, ServerConfig, ServerHooks};
 
 /// Prints what an iperf3 server prints around tests.
@@ -11,6 +13,12 @@ struct Hooks {
     sink: Sink,
     out: OutputOpts,
     to_log: bool,
+    /// `--metrics`: the Prometheus counters.
+    metrics: Option<wireperf_exporter::ServerMetrics>,
+    /// `--max-tests` > 1: tests' text lines carry `[test N]`.
+    concurrent: bool,
+    /// `--log-format`.
+    log_format: LogFormat,
 }
 
 impl Hooks {
@@ -33,16 +41,23 @@ impl ServerHooks for Hooks {
         }
     }
 
-    fn new_test(&mut self, _test_no: u64) -> Box<dyn Observer + Send> {
+    fn new_test(&mut self, test_no: u64) -> Box<dyn Observer + Send> {
+        if let Some(m) = &self.metrics {
+            m.test_started();
+        }
         let inner: Box<dyn Observer + Send> = if self.out.json {
             Box::new(JsonObserver::server(self.sink.clone(), self.out.json_stream))
         } else {
-            Box::new(TextObserver::server(self.sink.clone(), &self.out))
+            let text = TextObserver::server(self.sink.clone(), &self.out);
+            if self.concurrent { Box::new(text.with_prefix(format!("[test {test_no}]"))) } else { Box::new(text) }
         };
         crate::debug_out::wrap(inner, self.out.debug)
     }
 
     fn test_done(&mut self, _test_no: u64, outcome: &Outcome) {
+        if let Some(m) = &self.metrics {
+            m.test_done(outcome);
+        }
         if let Some(e) = &outcome.error {
             if self.out.json {
                 let mut report = outcome.report.clone();
@@ -59,7 +74,18 @@ impl ServerHooks for Hooks {
         self.sink.flush();
     }
 
+    fn record(&mut self, rec: &ServerRecord) {
+        if let Some(m) = self.metrics.as_ref().filter(|_| rec.kind == RecordKind::Refused) {
+            m.refused();
+        }
+        self.error(&crate::server_log::format(rec, self.log_format));
+    }
+
     fn log(&mut self, line: &str) {
+        // The serve loop reports a client turned away while busy as "refused <addr>: …".
+        if let Some(m) = self.metrics.as_ref().filter(|_| line.starts_with("refused ")) {
+            m.refused();
+        }
         self.error(&format!("wireperf: {line}"));
     }
 }
@@ -84,6 +110,14 @@ pub fn run(cfg: &ServerConfig, out: &OutputOpts, proc: &ServerProcess) -> i32 {
             return 1;
         }
     };
+    // After daemonizing: the metrics thread would not survive the fork.
+    let metrics = match proc.metrics.as_deref().map(wireperf_exporter::server_metrics::spawn).transpose() {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("wireperf: error - {e}");
+            return 1;
+        }
+    };
     let stop = crate::signals::interrupt_flag();
     let server = match Server::bind(cfg.clone()) {
         Ok(s) => s,
@@ -92,7 +126,14 @@ pub fn run(cfg: &ServerConfig, out: &OutputOpts, proc: &ServerProcess) -> i32 {
             return 1;
         }
     };
-    let mut hooks = Hooks { sink: sink.clone(), out: out.clone(), to_log: out.logfile.is_some() };
+    let mut hooks = Hooks {
+        sink: sink.clone(),
+        out: out.clone(),
+        to_log: out.logfile.is_some(),
+        metrics,
+        concurrent: cfg.max_tests > 1,
+        log_format: proc.log_format,
+    };
     let res = server.run(&mut hooks, &stop);
     sink.flush();
     match res {

@@ -60,6 +60,12 @@ impl TextObserver {
         }
     }
 
+    /// Prefixes every line (as `-T` does): concurrent server tests print `[test N]:  …`.
+    pub fn with_prefix(mut self, prefix: String) -> Self {
+        self.title = Some(prefix);
+        self
+    }
+
     fn emit(&mut self, p: &Printed) {
         let stamp = self.out.timestamps.as_deref().map(|f| wireperf_sys::time::strftime_local(f).unwrap_or_default());
         let text = p.prefixed(stamp.as_deref(), self.title.as_deref());
@@ -79,7 +85,11 @@ impl TextObserver {
     fn server_ctx(&self, report_params: Option<&wireperf_protocol::schema::TestStart>) -> Option<TextContext> {
         let ts = report_params?;
         let params = TestParams {
-            protocol: if ts.protocol == "UDP" { wireperf_protocol::Protocol::Udp } else { wireperf_protocol::Protocol::Tcp },
+            protocol: if ts.protocol == "UDP" {
+                wireperf_protocol::Protocol::Udp
+            } else {
+                wireperf_protocol::Protocol::Tcp
+            },
             parallel: ts.num_streams,
             reverse: ts.reverse != 0,
             ..Default::default()
@@ -93,12 +103,8 @@ impl TextObserver {
     fn summary(&mut self, report: &TestReport) {
         let Some(mut ctx) = self.ctx.clone() else { return };
         // The peer's sending direction has a Retr column when the peer reported retransmits.
-        ctx.remote_sender_has_retransmits = report
-            .end
-            .streams
-            .iter()
-            .filter_map(|s| s.sender.as_ref())
-            .any(|s| !s.sender && s.retransmits.is_some());
+        ctx.remote_sender_has_retransmits =
+            report.end.streams.iter().filter_map(|s| s.sender.as_ref()).any(|s| !s.sender && s.retransmits.is_some());
         let p = render_summary_calls(report, &ctx);
         self.emit(&p);
         if self.role == Role::Client {

@@ -46,205 +46,34 @@ const fn a(
     mainline_since: Option<(u32, u32)>,
     in_mainline_table: bool,
 ) -> UsbAdapter {
-    UsbAdapter {
-        vid,
-        pid,
-        chip,
-        max_link_mbps,
-        usb,
-        best_driver,
-        mainline_since,
-        in_mainline_table,
-    }
+    UsbAdapter { vid, pid, chip, max_link_mbps, usb, best_driver, mainline_since, in_mainline_table }
 }
 
 use UsbGen::*;
 
 /// Known USB adapters (link-facts §2.1). OEM Realtek ids map to the chip family they carry.
 pub const USB_ADAPTERS: &[UsbAdapter] = &[
-    a(
-        0x0bda,
-        0x8152,
-        "RTL8152",
-        100,
-        Usb2,
-        "r8152",
-        Some((3, 0)),
-        true,
-    ),
-    a(
-        0x0bda,
-        0x8050,
-        "RTL8050",
-        100,
-        Usb2,
-        "r8152",
-        Some((3, 0)),
-        true,
-    ),
-    a(
-        0x0bda,
-        0x8153,
-        "RTL8153",
-        1000,
-        Gen1,
-        "r8152",
-        Some((3, 0)),
-        true,
-    ),
-    a(
-        0x0bda,
-        0x8155,
-        "RTL8155",
-        1000,
-        Gen1,
-        "r8152",
-        Some((5, 13)),
-        true,
-    ),
-    a(
-        0x0bda,
-        0x8156,
-        "RTL8156",
-        2500,
-        Gen1,
-        "r8152",
-        Some((5, 13)),
-        true,
-    ),
-    a(
-        0x0bda,
-        0x8157,
-        "RTL8157",
-        5000,
-        Gen1,
-        "r8152",
-        Some((7, 1)),
-        true,
-    ),
+    a(0x0bda, 0x8152, "RTL8152", 100, Usb2, "r8152", Some((3, 0)), true),
+    a(0x0bda, 0x8050, "RTL8050", 100, Usb2, "r8152", Some((3, 0)), true),
+    a(0x0bda, 0x8153, "RTL8153", 1000, Gen1, "r8152", Some((3, 0)), true),
+    a(0x0bda, 0x8155, "RTL8155", 1000, Gen1, "r8152", Some((5, 13)), true),
+    a(0x0bda, 0x8156, "RTL8156", 2500, Gen1, "r8152", Some((5, 13)), true),
+    a(0x0bda, 0x8157, "RTL8157", 5000, Gen1, "r8152", Some((7, 1)), true),
     a(0x0bda, 0x815a, "RTL8159", 10000, Gen2, "r8152", None, false),
-    a(
-        0x0b05,
-        0x1976,
-        "RTL8156B",
-        2500,
-        Gen1,
-        "r8152",
-        Some((5, 13)),
-        true,
-    ),
-    a(
-        0x2001,
-        0xb301,
-        "RTL8156",
-        2500,
-        Gen1,
-        "r8152",
-        Some((5, 13)),
-        true,
-    ),
-    a(
-        0x20f4,
-        0xe02b,
-        "RTL8156",
-        2500,
-        Gen1,
-        "r8152",
-        Some((7, 1)),
-        false,
-    ),
-    a(
-        0x2357,
-        0x0601,
-        "RTL8153",
-        1000,
-        Gen1,
-        "r8152",
-        Some((4, 13)),
-        true,
-    ),
-    a(
-        0x2357,
-        0x0602,
-        "RTL8153",
-        1000,
-        Gen1,
-        "r8152",
-        Some((4, 13)),
-        true,
-    ),
+    a(0x0b05, 0x1976, "RTL8156B", 2500, Gen1, "r8152", Some((5, 13)), true),
+    a(0x2001, 0xb301, "RTL8156", 2500, Gen1, "r8152", Some((5, 13)), true),
+    a(0x20f4, 0xe02b, "RTL8156", 2500, Gen1, "r8152", Some((7, 1)), false),
+    a(0x2357, 0x0601, "RTL8153", 1000, Gen1, "r8152", Some((4, 13)), true),
+    a(0x2357, 0x0602, "RTL8153", 1000, Gen1, "r8152", Some((4, 13)), true),
     a(0x056e, 0x4017, "RTL8156", 2500, Gen1, "r8152", None, false),
     a(0x056e, 0x4013, "RTL8153", 1000, Gen1, "r8152", None, false),
-    a(
-        0x0b95,
-        0x1790,
-        "AX88179",
-        1000,
-        Gen1,
-        "ax88179_178a",
-        Some((3, 0)),
-        false,
-    ),
-    a(
-        0x0b95,
-        0x178a,
-        "AX88178A",
-        1000,
-        Usb2,
-        "ax88179_178a",
-        Some((3, 0)),
-        false,
-    ),
-    a(
-        0x2eca,
-        0xc101,
-        "AQC111U",
-        5000,
-        Gen1,
-        "aqc111",
-        Some((5, 0)),
-        false,
-    ),
-    a(
-        0x0b95,
-        0x2790,
-        "AQC111U",
-        5000,
-        Gen1,
-        "aqc111",
-        Some((5, 0)),
-        false,
-    ),
-    a(
-        0x0b95,
-        0x2791,
-        "AQC112U",
-        2500,
-        Gen1,
-        "aqc111",
-        Some((5, 0)),
-        false,
-    ),
-    a(
-        0x20f4,
-        0xe05a,
-        "AQC111U",
-        5000,
-        Gen1,
-        "aqc111",
-        Some((5, 0)),
-        false,
-    ),
-    a(
-        0x1c04,
-        0x0015,
-        "AQC111U",
-        5000,
-        Gen1,
-        "aqc111",
-        Some((5, 0)),
-        false,
-    ),
+    a(0x0b95, 0x1790, "AX88179", 1000, Gen1, "ax88179_178a", Some((3, 0)), false),
+    a(0x0b95, 0x178a, "AX88178A", 1000, Usb2, "ax88179_178a", Some((3, 0)), false),
+    a(0x2eca, 0xc101, "AQC111U", 5000, Gen1, "aqc111", Some((5, 0)), false),
+    a(0x0b95, 0x2790, "AQC111U", 5000, Gen1, "aqc111", Some((5, 0)), false),
+    a(0x0b95, 0x2791, "AQC112U", 2500, Gen1, "aqc111", Some((5, 0)), false),
+    a(0x20f4, 0xe05a, "AQC111U", 5000, Gen1, "aqc111", Some((5, 0)), false),
+    a(0x1c04, 0x0015, "AQC111U", 5000, Gen1, "aqc111", Some((5, 0)), false),
 ];
 
 /// Intel igc PCI device ids (link-facts §2.1) → model name. All are 2.5G.
@@ -276,10 +105,7 @@ pub fn lookup_usb(vid: u16, pid: u16) -> Option<&'static UsbAdapter> {
 
 /// The table row for a USB NIC's ids, when known.
 pub fn usb_adapter(usb: &UsbInfo) -> Option<&'static UsbAdapter> {
-    lookup_usb(
-        hex16(usb.vendor_id.as_deref())?,
-        hex16(usb.product_id.as_deref())?,
-    )
+    lookup_usb(hex16(usb.vendor_id.as_deref())?, hex16(usb.product_id.as_deref())?)
 }
 
 /// Identifies the chip of a USB NIC.
@@ -288,18 +114,9 @@ pub fn usb_adapter(usb: &UsbInfo) -> Option<&'static UsbAdapter> {
 /// from, in order: `IFLA_MAX_MTU` under r8152 (15338 = A, 16362 = B), the firmware name in
 /// `ethtool -i` (`rtl8156a-2` / `rtl8156b-2`), then bcdDevice (30.00 = A, 31.00 = B, other
 /// 31.xx = BG), which adapter makers set and is therefore only a hint.
-pub fn identify_usb(
-    usb: &UsbInfo,
-    driver: Option<&str>,
-    max_mtu: Option<u32>,
-    fw: Option<&str>,
-) -> Option<ChipId> {
+pub fn identify_usb(usb: &UsbInfo, driver: Option<&str>, max_mtu: Option<u32>, fw: Option<&str>) -> Option<ChipId> {
     let row = usb_adapter(usb)?;
-    let ids = format!(
-        "{}:{}",
-        usb.vendor_id.as_deref().unwrap_or("?"),
-        usb.product_id.as_deref().unwrap_or("?")
-    );
+    let ids = format!("{}:{}", usb.vendor_id.as_deref().unwrap_or("?"), usb.product_id.as_deref().unwrap_or("?"));
     let mut chip = ChipId {
         name: row.chip.to_string(),
         variant: None,
@@ -374,11 +191,7 @@ pub fn r8152_max_mtu(chip: &str) -> Option<u32> {
 
 /// `3104` → `31.04`.
 pub fn dotted(bcd: &str) -> String {
-    if bcd.len() == 4 {
-        format!("{}.{}", &bcd[..2], &bcd[2..])
-    } else {
-        bcd.to_string()
-    }
+    if bcd.len() == 4 { format!("{}.{}", &bcd[..2], &bcd[2..]) } else { bcd.to_string() }
 }
 
 #[cfg(test)]
@@ -399,20 +212,11 @@ mod tests {
         let c = identify_usb(&usb("8156", "3000"), Some("cdc_ncm"), Some(1504), None).unwrap();
         assert_eq!(c.name, "RTL8156");
         let c = identify_usb(&usb("8156", "3104"), Some("cdc_ncm"), None, None).unwrap();
-        assert_eq!(
-            (c.name.as_str(), c.variant.as_deref()),
-            ("RTL8156B", Some("RTL8156BG"))
-        );
+        assert_eq!((c.name.as_str(), c.variant.as_deref()), ("RTL8156B", Some("RTL8156BG")));
         // max MTU under r8152 outranks bcdDevice.
         let c = identify_usb(&usb("8156", "3100"), Some("r8152"), Some(15338), None).unwrap();
         assert_eq!(c.name, "RTL8156");
-        let c = identify_usb(
-            &usb("8156", "3000"),
-            Some("r8152"),
-            None,
-            Some("rtl8156b-2 v3"),
-        )
-        .unwrap();
+        let c = identify_usb(&usb("8156", "3000"), Some("r8152"), None, Some("rtl8156b-2 v3")).unwrap();
         assert_eq!(c.name, "RTL8156B");
         assert!(identify_usb(&usb("9999", "0100"), None, None, None).is_none());
     }

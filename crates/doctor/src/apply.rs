@@ -55,9 +55,7 @@ pub fn is_root_user() -> bool {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("Uid:"))
-                .and_then(|u| u.split_whitespace().nth(1).map(|e| e == "0"))
+            s.lines().find_map(|l| l.strip_prefix("Uid:")).and_then(|u| u.split_whitespace().nth(1).map(|e| e == "0"))
         })
         .unwrap_or(false)
 }
@@ -75,12 +73,7 @@ fn drops_link(a: &Action) -> bool {
 
 /// Plans the changes for a report. Duplicate writes (a sysctl suggested for two interfaces)
 /// are planned once.
-pub fn plan(
-    report: &Report,
-    named: &[String],
-    force: bool,
-    session_iface: Option<&str>,
-) -> Vec<Step> {
+pub fn plan(report: &Report, named: &[String], force: bool, session_iface: Option<&str>) -> Vec<Step> {
     let mut steps: Vec<Step> = Vec::new();
     for i in &report.interfaces {
         if !named.is_empty() && !named.contains(&i.link.name) {
@@ -91,21 +84,10 @@ pub fn plan(
                 if steps.iter().any(|s| s.action == *a) {
                     continue;
                 }
-                let refused = (drops_link(a)
-                    && !force
-                    && session_iface == Some(i.link.name.as_str()))
-                .then(|| {
-                    format!(
-                        "it drops the link of {}, which carries this SSH session (use --force)",
-                        i.link.name
-                    )
+                let refused = (drops_link(a) && !force && session_iface == Some(i.link.name.as_str())).then(|| {
+                    format!("it drops the link of {}, which carries this SSH session (use --force)", i.link.name)
                 });
-                steps.push(Step {
-                    iface: i.link.name.clone(),
-                    finding: f.id,
-                    action: a.clone(),
-                    refused,
-                });
+                steps.push(Step { iface: i.link.name.clone(), finding: f.id, action: a.clone(), refused });
             }
         }
     }
@@ -131,38 +113,19 @@ pub fn execute(root: &Root, steps: &[Step], journal_path: &Path) -> Result<Vec<S
                     what: format!("/{path}"),
                     msg: format!("cannot read the old value ({e})"),
                 })?;
-                root.write(path, value).map_err(|e| Error::Apply {
-                    what: format!("/{path}"),
-                    msg: e.to_string(),
-                })?;
-                Change::File {
-                    path: path.clone(),
-                    old,
-                    new: value.clone(),
-                }
+                root.write(path, value).map_err(|e| Error::Apply { what: format!("/{path}"), msg: e.to_string() })?;
+                Change::File { path: path.clone(), old, new: value.clone() }
             }
             Action::SetRxRing { iface, rx } => {
                 let Some(old) = current_rx_ring(root, iface) else {
-                    out.push(StepResult::Skipped(
-                        s.clone(),
-                        ring_unavailable(root, iface),
-                    ));
+                    out.push(StepResult::Skipped(s.clone(), ring_unavailable(root, iface)));
                     continue;
                 };
                 set_rx_ring(iface, *rx)?;
-                Change::RxRing {
-                    iface: iface.clone(),
-                    old,
-                    new: *rx,
-                }
+                Change::RxRing { iface: iface.clone(), old, new: *rx }
             }
         };
-        let e = Entry {
-            iface: s.iface.clone(),
-            finding: s.finding.to_string(),
-            change,
-            at_unix: journal::now_unix(),
-        };
+        let e = Entry { iface: s.iface.clone(), finding: s.finding.to_string(), change, at_unix: journal::now_unix() };
         j.entries.push(e.clone());
         journal::save(journal_path, &j)?;
         out.push(StepResult::Applied(e));
@@ -176,9 +139,7 @@ fn ring_unavailable(root: &Root, iface: &str) -> String {
     } else if run(&["ethtool".into(), "--version".into()]).is_none() {
         format!("ethtool is not installed; run by hand: sudo ethtool -G {iface} rx N")
     } else {
-        format!(
-            "the driver of {iface} does not report ring sizes (e.g. veth), so they cannot be changed"
-        )
+        format!("the driver of {iface} does not report ring sizes (e.g. veth), so they cannot be changed")
     }
 }
 
@@ -191,46 +152,27 @@ fn current_rx_ring(root: &Root, iface: &str) -> Option<u32> {
 }
 
 fn set_rx_ring(iface: &str, rx: u32) -> Result<(), Error> {
-    let argv = vec![
-        "ethtool".to_string(),
-        "-G".into(),
-        iface.into(),
-        "rx".into(),
-        rx.to_string(),
-    ];
-    run(&argv).map(|_| ()).ok_or_else(|| Error::Apply {
-        what: argv.join(" "),
-        msg: "ethtool failed".into(),
-    })
+    let argv = vec!["ethtool".to_string(), "-G".into(), iface.into(), "rx".into(), rx.to_string()];
+    run(&argv).map(|_| ()).ok_or_else(|| Error::Apply { what: argv.join(" "), msg: "ethtool failed".into() })
 }
 
 /// Restores every change of the journal, newest first, and marks it undone.
 pub fn undo(root: &Root, journal_path: &Path) -> Result<Vec<Entry>, Error> {
     let mut j = journal::load(journal_path)?;
     if j.undone {
-        return Err(Error::Journal {
-            path: journal_path.to_path_buf(),
-            msg: "already undone".into(),
-        });
+        return Err(Error::Journal { path: journal_path.to_path_buf(), msg: "already undone".into() });
     }
     if j.root != root.base().display().to_string() {
         return Err(Error::Journal {
             path: journal_path.to_path_buf(),
-            msg: format!(
-                "it was written for root {}, not {}",
-                j.root,
-                root.base().display()
-            ),
+            msg: format!("it was written for root {}, not {}", j.root, root.base().display()),
         });
     }
     for e in j.entries.iter().rev() {
         match &e.change {
-            Change::File { path, old, .. } => {
-                root.write(path, old).map_err(|err| Error::Apply {
-                    what: format!("restore /{path}"),
-                    msg: err.to_string(),
-                })?
-            }
+            Change::File { path, old, .. } => root
+                .write(path, old)
+                .map_err(|err| Error::Apply { what: format!("restore /{path}"), msg: err.to_string() })?,
             Change::RxRing { iface, old, .. } => set_rx_ring(iface, *old)?,
         }
     }

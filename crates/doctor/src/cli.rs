@@ -92,10 +92,7 @@ impl DoctorArgs {
                 (None, true) => KernelLogSource::Off,
                 (None, false) => KernelLogSource::Auto,
             },
-            rules: RuleOptions {
-                rtt_ms: self.rtt,
-                want_mtu: self.want_mtu,
-            },
+            rules: RuleOptions { rtt_ms: self.rtt, want_mtu: self.want_mtu },
         }
     }
 }
@@ -115,21 +112,13 @@ pub fn run_with(args: &DoctorArgs, out: &mut dyn Write) -> Result<i32, Error> {
     if (args.apply || args.undo) && root.is_live() && !is_root_user {
         return Err(Error::NeedRoot);
     }
-    let journal_path = args
-        .journal
-        .clone()
-        .unwrap_or_else(|| journal::default_path(&root, is_root_user));
+    let journal_path = args.journal.clone().unwrap_or_else(|| journal::default_path(&root, is_root_user));
     if args.undo {
         let entries = apply::undo(&root, &journal_path)?;
         for e in &entries {
             let _ = writeln!(out, "restored {}", describe_restore(&e.change));
         }
-        let _ = writeln!(
-            out,
-            "undo complete: {} change(s) restored from {}",
-            entries.len(),
-            journal_path.display()
-        );
+        let _ = writeln!(out, "undo complete: {} change(s) restored from {}", entries.len(), journal_path.display());
         return Ok(0);
     }
     let opts = args.inspect_options();
@@ -168,10 +157,7 @@ pub fn run_with(args: &DoctorArgs, out: &mut dyn Write) -> Result<i32, Error> {
                 s.iface,
                 s.finding,
                 s.describe(),
-                s.refused
-                    .as_ref()
-                    .map(|r| format!("  (refused: {r})"))
-                    .unwrap_or_default()
+                s.refused.as_ref().map(|r| format!("  (refused: {r})")).unwrap_or_default()
             );
         }
         if steps.is_empty() {
@@ -192,10 +178,7 @@ pub fn run_with(args: &DoctorArgs, out: &mut dyn Write) -> Result<i32, Error> {
             out,
             "journal: {} (undo with: wireperf doctor --undo{})",
             journal_path.display(),
-            args.journal
-                .as_ref()
-                .map(|j| format!(" --journal {}", j.display()))
-                .unwrap_or_default()
+            args.journal.as_ref().map(|j| format!(" --journal {}", j.display())).unwrap_or_default()
         );
         return Ok(0);
     }
@@ -208,22 +191,14 @@ pub fn run_with(args: &DoctorArgs, out: &mut dyn Write) -> Result<i32, Error> {
 
 fn describe_change(c: &Change) -> String {
     match c {
-        Change::File { path, old, new } => format!(
-            "/{path}: {} → {}",
-            old.replace('\t', " "),
-            new.replace('\t', " ")
-        ),
+        Change::File { path, old, new } => format!("/{path}: {} → {}", old.replace('\t', " "), new.replace('\t', " ")),
         Change::RxRing { iface, old, new } => format!("{iface} rx ring: {old} → {new}"),
     }
 }
 
 fn describe_restore(c: &Change) -> String {
     match c {
-        Change::File { path, old, new } => format!(
-            "/{path}: {} → {}",
-            new.replace('\t', " "),
-            old.replace('\t', " ")
-        ),
+        Change::File { path, old, new } => format!("/{path}: {} → {}", new.replace('\t', " "), old.replace('\t', " ")),
         Change::RxRing { iface, old, new } => format!("{iface} rx ring: {new} → {old}"),
     }
 }

@@ -17,9 +17,7 @@ pub enum Error {
         dir: PathBuf,
     },
     /// The `--root` directory does not look like a root (no `sys/class/net`).
-    #[error(
-        "{0} has no sys/class/net directory; --root needs a tree with sys/, proc/ (and lib/firmware/)"
-    )]
+    #[error("{0} has no sys/class/net directory; --root needs a tree with sys/, proc/ (and lib/firmware/)")]
     BadRoot(PathBuf),
     /// A file could not be read or written where that is not expected (journal, snapshot, kernel log).
     #[error("{path}: {source}")]
@@ -31,9 +29,7 @@ pub enum Error {
         source: std::io::Error,
     },
     /// `--apply`/`--undo` on the live system without root.
-    #[error(
-        "--apply and --undo change system settings and must run as root (try: sudo wireperf doctor ...)"
-    )]
+    #[error("--apply and --undo change system settings and must run as root (try: sudo wireperf doctor ...)")]
     NeedRoot,
     /// The journal is missing, unreadable or already undone.
     #[error("journal {path}: {msg}")]
@@ -70,9 +66,6 @@ pub enum Error {
 impl Error {
     /// Wraps an I/O error with the path it concerns.
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Error::Io {
-            path: path.into(),
-            source,
-        }
+        Error::Io { path: path.into(), source }
     }
 }

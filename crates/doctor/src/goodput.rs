@@ -68,12 +68,7 @@ pub struct Goodput {
 ///
 /// `duplex` does not change the one-direction number; it only marks whether a bidirectional
 /// test must share it. An MTU too small to carry a TCP segment gives 0.
-pub fn theoretical_goodput(
-    speed_mbps: u32,
-    duplex: Option<Duplex>,
-    mtu: u32,
-    usb: Option<UsbLink>,
-) -> Goodput {
+pub fn theoretical_goodput(speed_mbps: u32, duplex: Option<Duplex>, mtu: u32, usb: Option<UsbLink>) -> Goodput {
     let mtu = u64::from(mtu);
     let wire = mtu + ETH_WIRE_OVERHEAD;
     let line = u64::from(speed_mbps) * 1_000_000;
@@ -91,12 +86,7 @@ pub fn theoretical_goodput(
         }
     }
     let shared = duplex == Some(Duplex::Half) || usb.is_some_and(|u| u.speed_mbps <= 480);
-    Goodput {
-        tcp_bps: tcp,
-        udp_bps: udp,
-        limited_by,
-        shared_between_directions: shared,
-    }
+    Goodput { tcp_bps: tcp, udp_bps: udp, limited_by, shared_between_directions: shared }
 }
 
 /// Formats bit/s the iperf3 way (decimal units): `2.35 Gbits/sec`.

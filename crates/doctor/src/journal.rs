@@ -97,10 +97,8 @@ pub fn load(path: &Path) -> Result<Journal, Error> {
         path: path.to_path_buf(),
         msg: format!("cannot read it ({e}); nothing to undo?"),
     })?;
-    serde_json::from_str(&text).map_err(|e| Error::Journal {
-        path: path.to_path_buf(),
-        msg: format!("not a wireperf journal: {e}"),
-    })
+    serde_json::from_str(&text)
+        .map_err(|e| Error::Journal { path: path.to_path_buf(), msg: format!("not a wireperf journal: {e}") })
 }
 
 /// Saves a journal (creating its directory).
@@ -114,8 +112,5 @@ pub fn save(path: &Path, j: &Journal) -> Result<(), Error> {
 
 /// Seconds since the epoch (0 if the clock is before 1970).
 pub fn now_unix() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
 }

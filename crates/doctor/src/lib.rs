@@ -101,10 +101,7 @@ pub struct Report {
 impl Report {
     /// The worst severity over all findings.
     pub fn worst(&self) -> Option<Severity> {
-        self.interfaces
-            .iter()
-            .flat_map(|i| i.findings.iter().map(|f| f.severity))
-            .max()
+        self.interfaces.iter().flat_map(|i| i.findings.iter().map(|f| f.severity)).max()
     }
 
     /// The report of one interface.
@@ -139,20 +136,8 @@ pub fn inspect_with(root: &Root, opts: &InspectOptions) -> Result<(Report, Optio
         .into_iter()
         .map(|link| {
             let ev = rules::evaluate(&link, &c.host, &opts.rules);
-            InterfaceReport {
-                link,
-                findings: ev.findings,
-                not_checked: ev.not_checked,
-                passed: ev.passed,
-            }
+            InterfaceReport { link, findings: ev.findings, not_checked: ev.not_checked, passed: ev.passed }
         })
         .collect();
-    Ok((
-        Report {
-            root: root.base().display().to_string(),
-            host: c.host,
-            interfaces,
-        },
-        c.kernel_log,
-    ))
+    Ok((Report { root: root.base().display().to_string(), host: c.host, interfaces }, c.kernel_log))
 }

@@ -18,24 +18,15 @@ pub struct RateLimit {
 
 /// Reads the root qdisc of `iface` with `tc` and returns its rate limit, if it shapes.
 pub fn root_rate_limit(iface: &str) -> Result<Option<RateLimit>, Error> {
-    let argv: Vec<String> = ["tc", "-j", "qdisc", "show", "dev", iface]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let argv: Vec<String> = ["tc", "-j", "qdisc", "show", "dev", iface].iter().map(|s| s.to_string()).collect();
     let json = run(&argv).ok_or_else(|| Error::Command {
         cmd: argv.join(" "),
         msg: "tc is missing or failed (install iproute2)".into(),
     })?;
     match parse_root_qdisc(&json) {
-        Some((kind, Some(rate))) => Ok(Some(RateLimit {
-            kind,
-            rate_bps: rate,
-        })),
+        Some((kind, Some(rate))) => Ok(Some(RateLimit { kind, rate_bps: rate })),
         Some((kind, None)) if kind == "htb" => {
-            let argv: Vec<String> = ["tc", "class", "show", "dev", iface]
-                .iter()
-                .map(|s| s.to_string())
-                .collect();
+            let argv: Vec<String> = ["tc", "class", "show", "dev", iface].iter().map(|s| s.to_string()).collect();
             let text = run(&argv).unwrap_or_default();
             Ok(parse_htb_root_ceil(&text).map(|rate_bps| RateLimit { kind, rate_bps }))
         }
@@ -47,15 +38,9 @@ pub fn root_rate_limit(iface: &str) -> Result<Option<RateLimit>, Error> {
 /// (`options.rate` is in bytes/s).
 pub fn parse_root_qdisc(json: &str) -> Option<(String, Option<u64>)> {
     let v: serde_json::Value = serde_json::from_str(json).ok()?;
-    let q = v
-        .as_array()?
-        .iter()
-        .find(|q| q.get("root").and_then(|r| r.as_bool()) == Some(true))?;
+    let q = v.as_array()?.iter().find(|q| q.get("root").and_then(|r| r.as_bool()) == Some(true))?;
     let kind = q.get("kind")?.as_str()?.to_string();
-    let rate = (kind == "tbf")
-        .then(|| q.get("options")?.get("rate")?.as_u64())
-        .flatten()
-        .map(|r| r * 8);
+    let rate = (kind == "tbf").then(|| q.get("options")?.get("rate")?.as_u64()).flatten().map(|r| r * 8);
     Some((kind, rate))
 }
 
@@ -65,10 +50,7 @@ pub fn parse_htb_root_ceil(text: &str) -> Option<u64> {
         .filter(|l| l.starts_with("class htb") && l.contains(" root "))
         .filter_map(|l| {
             let w: Vec<&str> = l.split_whitespace().collect();
-            let i = w
-                .iter()
-                .position(|x| *x == "ceil")
-                .or_else(|| w.iter().position(|x| *x == "rate"))?;
+            let i = w.iter().position(|x| *x == "ceil").or_else(|| w.iter().position(|x| *x == "rate"))?;
             parse_rate(w.get(i + 1)?)
         })
         .max()

@@ -20,9 +20,7 @@ pub fn render(report: &Report) -> String {
     let mut o = String::new();
     render_host(&mut o, &report.host, &report.root);
     if report.interfaces.is_empty() {
-        o.push_str(
-            "\nNo physical network interface found (name one to inspect a virtual interface).\n",
-        );
+        o.push_str("\nNo physical network interface found (name one to inspect a virtual interface).\n");
     }
     for i in &report.interfaces {
         o.push('\n');
@@ -37,11 +35,7 @@ fn render_host(o: &mut String, h: &HostSnapshot, root: &str) {
         "wireperf doctor — kernel {}, {} CPUs online{}",
         or_nr(h.kernel_release.as_deref()),
         h.cpus_online.len(),
-        if root == "/" {
-            String::new()
-        } else {
-            format!(", root {root}")
-        }
+        if root == "/" { String::new() } else { format!(", root {root}") }
     );
     let s = |k: &str| h.sysctls.get(k).cloned().unwrap_or_else(|| NR.into());
     let _ = writeln!(
@@ -62,25 +56,13 @@ fn render_host(o: &mut String, h: &HostSnapshot, root: &str) {
     if !h.softnet.is_empty() {
         let d: u64 = h.softnet.iter().map(|r| r.dropped).sum();
         let q: u64 = h.softnet.iter().map(|r| r.time_squeeze).sum();
-        let _ = writeln!(
-            o,
-            "  softnet     {d} backlog drops, {q} time squeezes (all CPUs)"
-        );
+        let _ = writeln!(o, "  softnet     {d} backlog drops, {q} time squeezes (all CPUs)");
     }
     let kl = &h.kernel_log;
     if kl.available {
-        let _ = writeln!(
-            o,
-            "  kernel log  {} ({} lines)",
-            kl.source.as_deref().unwrap_or("?"),
-            kl.lines
-        );
+        let _ = writeln!(o, "  kernel log  {} ({} lines)", kl.source.as_deref().unwrap_or("?"), kl.lines);
     } else {
-        let _ = writeln!(
-            o,
-            "  kernel log  not read: {}",
-            kl.note.as_deref().unwrap_or("unknown reason")
-        );
+        let _ = writeln!(o, "  kernel log  not read: {}", kl.note.as_deref().unwrap_or("unknown reason"));
     }
 }
 
@@ -98,19 +80,12 @@ fn render_interface(o: &mut String, i: &InterfaceReport) {
     let _ = write!(
         drv,
         ", firmware {}",
-        l.firmware_version
-            .as_deref()
-            .map(|f| format!("\"{f}\""))
-            .unwrap_or_else(|| NR.into())
+        l.firmware_version.as_deref().map(|f| format!("\"{f}\"")).unwrap_or_else(|| NR.into())
     );
     line(o, "driver", drv);
     render_bus(o, l);
     if let Some(c) = &l.chip {
-        let v = c
-            .variant
-            .as_deref()
-            .map(|v| format!(" ({v})"))
-            .unwrap_or_default();
+        let v = c.variant.as_deref().map(|v| format!(" ({v})")).unwrap_or_default();
         line(
             o,
             "chip",
@@ -131,9 +106,7 @@ fn render_interface(o: &mut String, i: &InterfaceReport) {
             "{}{admin}, carrier {}, speed {}, duplex {}, carrier changes {}",
             or_nr(l.operstate.as_deref()),
             l.carrier.map(|c| if c { "1" } else { "0" }).unwrap_or(NR),
-            l.speed_mbps
-                .map(|s| format!("{s} Mbit/s"))
-                .unwrap_or_else(|| NR.into()),
+            l.speed_mbps.map(|s| format!("{s} Mbit/s")).unwrap_or_else(|| NR.into()),
             l.duplex.map(|d| d.as_str()).unwrap_or(NR),
             or_nr(l.carrier_changes),
         ),
@@ -145,18 +118,10 @@ fn render_interface(o: &mut String, i: &InterfaceReport) {
             "{} (max {}{})",
             or_nr(l.mtu),
             or_nr(l.max_mtu),
-            l.max_mtu_source
-                .as_deref()
-                .map(|s| format!(", from {s}"))
-                .unwrap_or_default()
+            l.max_mtu_source.as_deref().map(|s| format!(", from {s}")).unwrap_or_default()
         ),
     );
-    let rps: Vec<String> = l
-        .queues
-        .rps_cpus
-        .iter()
-        .map(|(q, m)| format!("{q}={m}"))
-        .collect();
+    let rps: Vec<String> = l.queues.rps_cpus.iter().map(|(q, m)| format!("{q}={m}")).collect();
     line(
         o,
         "queues",
@@ -164,24 +129,16 @@ fn render_interface(o: &mut String, i: &InterfaceReport) {
             "{} rx / {} tx; RPS {}",
             l.queues.rx,
             l.queues.tx,
-            if rps.is_empty() {
-                NR.into()
-            } else {
-                rps.join(" ")
-            }
+            if rps.is_empty() { NR.into() } else { rps.join(" ") }
         ),
     );
     line(
         o,
         "rings",
         match &l.rings {
-            Some(r) => format!(
-                "rx {} (max {}), tx {} (max {})",
-                or_nr(r.rx),
-                or_nr(r.rx_max),
-                or_nr(r.tx),
-                or_nr(r.tx_max)
-            ),
+            Some(r) => {
+                format!("rx {} (max {}), tx {} (max {})", or_nr(r.rx), or_nr(r.rx_max), or_nr(r.tx), or_nr(r.tx_max))
+            }
             None => NR.into(),
         },
     );
@@ -192,14 +149,8 @@ fn render_interface(o: &mut String, i: &InterfaceReport) {
             Some(c) => format!(
                 "rx-usecs {}{}, adaptive rx {}",
                 or_nr(c.rx_usecs),
-                if l.driver.as_deref() == Some("r8152") {
-                    " (r8152: nanoseconds)"
-                } else {
-                    ""
-                },
-                c.adaptive_rx
-                    .map(|a| if a { "on" } else { "off" })
-                    .unwrap_or(NR)
+                if l.driver.as_deref() == Some("r8152") { " (r8152: nanoseconds)" } else { "" },
+                c.adaptive_rx.map(|a| if a { "on" } else { "off" }).unwrap_or(NR)
             ),
             None => NR.into(),
         },
@@ -210,21 +161,14 @@ fn render_interface(o: &mut String, i: &InterfaceReport) {
         format!(
             "{}; qdisc {}",
             or_nr(l.tx_queue_len),
-            l.qdisc
-                .as_ref()
-                .map(|q| format!("{} ({} drops)", q.kind, or_nr(q.drops)))
-                .unwrap_or_else(|| NR.into())
+            l.qdisc.as_ref().map(|q| format!("{} ({} drops)", q.kind, or_nr(q.drops))).unwrap_or_else(|| NR.into())
         ),
     );
     let errs: Vec<String> = l
         .stats
         .iter()
         .filter(|(k, v)| {
-            **v > 0
-                && (k.contains("err")
-                    || k.contains("drop")
-                    || k.contains("missed")
-                    || *k == "collisions")
+            **v > 0 && (k.contains("err") || k.contains("drop") || k.contains("missed") || *k == "collisions")
         })
         .map(|(k, v)| format!("{k} {v}"))
         .collect();
@@ -248,16 +192,8 @@ fn render_interface(o: &mut String, i: &InterfaceReport) {
                 format_bps(g.tcp_bps),
                 format_bps(g.udp_bps),
                 or_nr(l.mtu),
-                if g.limited_by == Limit::UsbBus {
-                    ", limited by the USB bus"
-                } else {
-                    ""
-                },
-                if g.shared_between_directions {
-                    ", shared by both directions"
-                } else {
-                    ""
-                }
+                if g.limited_by == Limit::UsbBus { ", limited by the USB bus" } else { "" },
+                if g.shared_between_directions { ", shared by both directions" } else { "" }
             ),
             None => format!("{NR} (needs an up link with a known speed)"),
         },
@@ -287,19 +223,13 @@ fn render_bus(o: &mut String, l: &LinkSnapshot) {
                 format!(
                     "USB {} at {}, device {} interface {}, configuration {} of {}{}; root hub {}",
                     or_nr(u.version.as_deref()),
-                    u.link_speed_mbps
-                        .map(|s| format!("{s} Mbit/s"))
-                        .unwrap_or_else(|| NR.into()),
+                    u.link_speed_mbps.map(|s| format!("{s} Mbit/s")).unwrap_or_else(|| NR.into()),
                     u.device,
                     u.interface,
                     or_nr(u.configuration),
                     or_nr(u.num_configurations),
-                    u.vendor_configuration
-                        .map(|v| format!(" (vendor mode is {v})"))
-                        .unwrap_or_default(),
-                    u.root_hub_speed_mbps
-                        .map(|s| format!("{s} Mbit/s"))
-                        .unwrap_or_else(|| NR.into()),
+                    u.vendor_configuration.map(|v| format!(" (vendor mode is {v})")).unwrap_or_default(),
+                    u.root_hub_speed_mbps.map(|s| format!("{s} Mbit/s")).unwrap_or_else(|| NR.into()),
                 ),
             );
             line(
@@ -309,14 +239,8 @@ fn render_bus(o: &mut String, l: &LinkSnapshot) {
                     "{}:{} bcdDevice {} \"{}{}\"; power/control {}",
                     or_nr(u.vendor_id.as_deref()),
                     or_nr(u.product_id.as_deref()),
-                    u.bcd_device
-                        .as_deref()
-                        .map(dotted)
-                        .unwrap_or_else(|| NR.into()),
-                    u.manufacturer
-                        .as_deref()
-                        .map(|m| format!("{m} "))
-                        .unwrap_or_default(),
+                    u.bcd_device.as_deref().map(dotted).unwrap_or_else(|| NR.into()),
+                    u.manufacturer.as_deref().map(|m| format!("{m} ")).unwrap_or_default(),
                     u.product.as_deref().unwrap_or(NR),
                     or_nr(u.power_control.as_deref()),
                 ),
@@ -325,12 +249,7 @@ fn render_bus(o: &mut String, l: &LinkSnapshot) {
         (Some(BusKind::Pci), _, Some(p)) => line(
             o,
             "bus",
-            format!(
-                "PCI {} ({}:{})",
-                p.address,
-                or_nr(p.vendor_id.as_deref()),
-                or_nr(p.device_id.as_deref())
-            ),
+            format!("PCI {} ({}:{})", p.address, or_nr(p.vendor_id.as_deref()), or_nr(p.device_id.as_deref())),
         ),
         (Some(BusKind::Other), _, _) => line(o, "bus", or_nr(l.bus_name.as_deref())),
         (Some(BusKind::Virtual), _, _) => line(o, "bus", "none (virtual interface)"),
@@ -339,13 +258,7 @@ fn render_bus(o: &mut String, l: &LinkSnapshot) {
 }
 
 fn render_finding(o: &mut String, f: &Finding) {
-    let _ = writeln!(
-        o,
-        "  {:<4} {}  {}",
-        f.severity.as_str().to_uppercase(),
-        f.id,
-        f.summary
-    );
+    let _ = writeln!(o, "  {:<4} {}  {}", f.severity.as_str().to_uppercase(), f.id, f.summary);
     let mut row = |label: &str, text: &str| {
         let _ = writeln!(o, "         {label:<9} {text}");
     };
@@ -353,10 +266,7 @@ fn render_finding(o: &mut String, f: &Finding) {
         row("evidence:", e);
     }
     if f.fix.drops_link {
-        row(
-            "⚠",
-            "this fix drops the link for a moment (mind SSH sessions over it)",
-        );
+        row("⚠", "this fix drops the link for a moment (mind SSH sessions over it)");
     }
     for c in &f.fix.commands {
         for (n, cl) in c.lines().enumerate() {

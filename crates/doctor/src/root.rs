@@ -87,12 +87,7 @@ impl Root {
     }
 
     fn new(base: PathBuf, live: bool) -> Self {
-        Root {
-            base,
-            live,
-            log: RefCell::new(BTreeMap::new()),
-            captured: RefCell::new(BTreeMap::new()),
-        }
+        Root { base, live, log: RefCell::new(BTreeMap::new()), captured: RefCell::new(BTreeMap::new()) }
     }
 
     /// True for the live system.
@@ -129,17 +124,8 @@ impl Root {
             side.push(".errno");
             if let Ok(e) = std::fs::read_to_string(&side) {
                 let e = e.trim().to_string();
-                self.note(
-                    rel,
-                    Access::Read {
-                        errno: Some(e.clone()),
-                    },
-                );
-                return Err(if e == "ENOENT" {
-                    ReadFail::Missing
-                } else {
-                    ReadFail::Errno(e)
-                });
+                self.note(rel, Access::Read { errno: Some(e.clone()) });
+                return Err(if e == "ENOENT" { ReadFail::Missing } else { ReadFail::Errno(e) });
             }
         }
         match std::fs::read(&full) {
@@ -150,12 +136,7 @@ impl Root {
             Err(e) if e.kind() == io::ErrorKind::NotFound => Err(ReadFail::Missing),
             Err(e) => {
                 let name = errno_name(&e);
-                self.note(
-                    rel,
-                    Access::Read {
-                        errno: Some(name.clone()),
-                    },
-                );
+                self.note(rel, Access::Read { errno: Some(name.clone()) });
                 Err(ReadFail::Errno(name))
             }
         }
@@ -232,27 +213,17 @@ impl Root {
 
     /// Every path touched so far, with how.
     pub fn accessed(&self) -> Vec<(PathBuf, Access)> {
-        self.log
-            .borrow()
-            .iter()
-            .map(|(p, a)| (p.clone(), a.clone()))
-            .collect()
+        self.log.borrow().iter().map(|(p, a)| (p.clone(), a.clone())).collect()
     }
 
     /// Records command output (live) under its replay path, e.g. `wireperf/eth0/ip-link.json`.
     pub fn capture(&self, rel: impl AsRef<Path>, text: &str) {
-        self.captured
-            .borrow_mut()
-            .insert(rel.as_ref().to_path_buf(), text.to_string());
+        self.captured.borrow_mut().insert(rel.as_ref().to_path_buf(), text.to_string());
     }
 
     /// Captured command outputs.
     pub fn captured(&self) -> Vec<(PathBuf, String)> {
-        self.captured
-            .borrow()
-            .iter()
-            .map(|(p, t)| (p.clone(), t.clone()))
-            .collect()
+        self.captured.borrow().iter().map(|(p, t)| (p.clone(), t.clone())).collect()
     }
 
     /// Writes `value` to a file under the root (used by `--apply`/`--undo`).
@@ -290,10 +261,7 @@ mod tests {
 
     #[test]
     fn lexical_join_handles_parent_dirs() {
-        let p = join_lexical(
-            Path::new("sys/class/net"),
-            Path::new("../../devices/virtual/net/lo"),
-        );
+        let p = join_lexical(Path::new("sys/class/net"), Path::new("../../devices/virtual/net/lo"));
         assert_eq!(p, PathBuf::from("sys/devices/virtual/net/lo"));
     }
 

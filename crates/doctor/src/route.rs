@@ -31,17 +31,10 @@ pub fn parse_route_v4(text: &str, addr: Ipv4Addr) -> Option<String> {
         if f.len() < 8 {
             continue;
         }
-        let hex = |s: &str| {
-            u32::from_str_radix(s, 16)
-                .ok()
-                .map(|v| u32::from_be_bytes(v.to_ne_bytes()))
-        };
-        let (Some(dest), Some(mask), Ok(flags), Ok(metric)) = (
-            hex(f[1]),
-            hex(f[7]),
-            u32::from_str_radix(f[3], 16),
-            f[6].parse::<u32>(),
-        ) else {
+        let hex = |s: &str| u32::from_str_radix(s, 16).ok().map(|v| u32::from_be_bytes(v.to_ne_bytes()));
+        let (Some(dest), Some(mask), Ok(flags), Ok(metric)) =
+            (hex(f[1]), hex(f[7]), u32::from_str_radix(f[3], 16), f[6].parse::<u32>())
+        else {
             continue;
         };
         // RTF_UP = 1; RTF_REJECT = 0x200.
@@ -80,11 +73,7 @@ pub fn parse_route_v6(text: &str, addr: Ipv6Addr) -> Option<String> {
         if plen > 128 || flags & 1 == 0 || flags & 0x200 != 0 {
             continue;
         }
-        let mask = if plen == 0 {
-            0
-        } else {
-            u128::MAX << (128 - plen)
-        };
+        let mask = if plen == 0 { 0 } else { u128::MAX << (128 - plen) };
         if want & mask != dest & mask {
             continue;
         }
@@ -103,8 +92,7 @@ pub fn parse_route_v6(text: &str, addr: Ipv6Addr) -> Option<String> {
 mod tests {
     use super::*;
 
-    const V4: &str =
-        "Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT
+    const V4: &str = "Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT
 eth0\t00000000\t010200C0\t0003\t0\t0\t0\t00000000\t0\t0\t0
 eth0\t000200C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0
 enx1\t0002A8C0\t00000000\t0001\t0\t0\t100\t00FFFFFF\t0\t0\t0
@@ -112,22 +100,10 @@ enx1\t0002A8C0\t00000000\t0001\t0\t0\t100\t00FFFFFF\t0\t0\t0
 
     #[test]
     fn v4_longest_prefix() {
-        assert_eq!(
-            parse_route_v4(V4, "192.168.2.7".parse().unwrap()).as_deref(),
-            Some("enx1")
-        );
-        assert_eq!(
-            parse_route_v4(V4, "192.0.2.9".parse().unwrap()).as_deref(),
-            Some("eth0")
-        );
-        assert_eq!(
-            parse_route_v4(V4, "8.8.8.8".parse().unwrap()).as_deref(),
-            Some("eth0")
-        );
-        assert_eq!(
-            parse_route_v4("junk\nx y", "8.8.8.8".parse().unwrap()),
-            None
-        );
+        assert_eq!(parse_route_v4(V4, "192.168.2.7".parse().unwrap()).as_deref(), Some("enx1"));
+        assert_eq!(parse_route_v4(V4, "192.0.2.9".parse().unwrap()).as_deref(), Some("eth0"));
+        assert_eq!(parse_route_v4(V4, "8.8.8.8".parse().unwrap()).as_deref(), Some("eth0"));
+        assert_eq!(parse_route_v4("junk\nx y", "8.8.8.8".parse().unwrap()), None);
     }
 
     #[test]
@@ -136,14 +112,8 @@ enx1\t0002A8C0\t00000000\t0001\t0\t0\t100\t00FFFFFF\t0\t0\t0
 00000000000000000000000000000000 00 00000000000000000000000000000000 00 fe800000000000000000000000000001 00000400 00000001 00000000 00000003  eth0
 00000000000000000000000000000000 00 00000000000000000000000000000000 00 00000000000000000000000000000000 ffffffff 00000001 00000000 00200200  lo
 ";
-        assert_eq!(
-            parse_route_v6(t, "fd00::5".parse().unwrap()).as_deref(),
-            Some("enx1")
-        );
-        assert_eq!(
-            parse_route_v6(t, "2001:db8::1".parse().unwrap()).as_deref(),
-            Some("eth0")
-        );
+        assert_eq!(parse_route_v6(t, "fd00::5".parse().unwrap()).as_deref(), Some("enx1"));
+        assert_eq!(parse_route_v6(t, "2001:db8::1".parse().unwrap()).as_deref(), Some("eth0"));
         assert_eq!(interface_for("::1".parse().unwrap()).as_deref(), Some("lo"));
     }
 }

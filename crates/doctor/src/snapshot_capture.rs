@@ -27,12 +27,8 @@ pub fn capture(root: &Root, kernel_log: Option<&str>, out: &Path) -> Result<Capt
     if !is_tar {
         return capture_dir(root, kernel_log, out);
     }
-    let stamp = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    let tmp =
-        std::env::temp_dir().join(format!("wireperf-snapshot-{}-{stamp}", std::process::id()));
+    let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    let tmp = std::env::temp_dir().join(format!("wireperf-snapshot-{}-{stamp}", std::process::id()));
     let result = capture_dir(root, kernel_log, &tmp).and_then(|s| {
         write_tar(&tmp, out)?;
         Ok(s)
@@ -51,11 +47,7 @@ fn write_tar(dir: &Path, out: &Path) -> Result<(), Error> {
 }
 
 /// Writes the snapshot as a directory tree.
-pub fn capture_dir(
-    root: &Root,
-    kernel_log: Option<&str>,
-    out: &Path,
-) -> Result<CaptureSummary, Error> {
+pub fn capture_dir(root: &Root, kernel_log: Option<&str>, out: &Path) -> Result<CaptureSummary, Error> {
     fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
     let mut sum = CaptureSummary::default();
     for (rel, access) in root.accessed() {
@@ -208,13 +200,7 @@ mod tests {
 
     #[test]
     fn relative_paths() {
-        assert_eq!(
-            relative(Path::new("sys/class/net"), Path::new("sys/devices/x")),
-            PathBuf::from("../../devices/x")
-        );
-        assert_eq!(
-            relative(Path::new("a"), Path::new("a/b")),
-            PathBuf::from("b")
-        );
+        assert_eq!(relative(Path::new("sys/class/net"), Path::new("sys/devices/x")), PathBuf::from("../../devices/x"));
+        assert_eq!(relative(Path::new("a"), Path::new("a/b")), PathBuf::from("b"));
     }
 }

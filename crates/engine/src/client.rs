@@ -7,20 +7,29 @@ use crate::event::{Event, Observer, Outcome};
 use crate::net::{self, TcpOptions};
 use crate::report;
 use crate::running::TestRun;
-use crate::stream::{Stream, StreamSpec};
+use crate::stream::{DataSock, Stream, StreamSpec, UdpOptions, UdpSpec, client_handshake};
 use crate::summary::{EndInputs, build_end, local_results};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use wireperf_protocol::client::{ClientEvent, ClientSession};
+use wireperf_protocol::params::limits;
 use wireperf_protocol::schema::TestReport;
-use wireperf_protocol::{Cookie, ExchangeResults, Protocol};
+use wireperf_protocol::{Cookie, ExchangeResults, Protocol, TestParams};
 use wireperf_sys::CpuSampler;
+
+/// UDP block size when the control connection's MSS is unknown (iperf3's DEFAULT_UDP_BLKSIZE).
+const DEFAULT_UDP_LEN: u32 = 1460;
+
+/// How long a UDP stream handshake may take (iperf3 waits 30 s for the reply).
+const UDP_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How long the client waits for receiving streams to deliver what the server sent.
 const DRAIN_LIMIT: Duration = Duration::from_secs(5);
 
-/// Runs one test against `cfg.host`. Never panics on network input; the outcome carries the
+/// Runs one test against `cfg.host`. For UDP (`-u`), `params.len == 0` means "not given":
+/// the client picks iperf3's default (the control connection's MSS, else 1460).
+/// Never panics on network input; the outcome carries the
 /// report as far as it got and the error, if any. `interrupt` ends the test early (SIGINT).
 pub fn run_client(cfg: &ClientConfig, obs: &mut dyn Observer, interrupt: &AtomicBool) -> Outcome {
     let mut report = TestReport { start: report::base_start(), ..Default::default() };
@@ -55,30 +64,33 @@ impl<'a> Client<'a> {
 
     fn run(&self, report: &mut TestReport, obs: &mut dyn Observer, interrupt: &AtomicBool) -> Result<(), EngineError> {
         let cfg = self.cfg;
-        let p = &cfg.params;
-        if p.protocol == Protocol::Udp {
-            return Err(EngineError::Unsupported("UDP (-u)"));
-        }
+        let mut params = cfg.params.clone();
         obs.event(Event::Connecting { host: &cfg.host, port: cfg.port });
         let addrs = net::resolve(&cfg.host, cfg.port, cfg.family)?;
-        let ctrl_sock = net::connect_tcp(&addrs, &self.tcp_options(false), cfg.connect_timeout)
-            .map_err(EngineError::Connect)?;
+        let ctrl_sock =
+            net::connect_tcp(&addrs, &self.tcp_options(false), cfg.connect_timeout).map_err(EngineError::Connect)?;
         if let Some(ka) = &cfg.cntl_ka {
             wireperf_sys::sockopt::set_keepalive(&ctrl_sock, ka)
                 .map_err(|err| EngineError::SocketOption { what: "unable to set keepalive", err })?;
         }
         let server_addr = ctrl_sock.peer_addr().map_err(|err| EngineError::Ctrl { op: "read from", err })?;
         let ctrl_mss = wireperf_sys::sockopt::mss(&ctrl_sock).unwrap_or(0);
+        if params.protocol == Protocol::Udp && params.len == 0 {
+            // `-u` without `-l`: the control connection's MSS when sane, else 1460, as iperf3.
+            params.len = if ctrl_mss > 0 && ctrl_mss <= limits::MAX_UDP_BLOCK { ctrl_mss } else { DEFAULT_UDP_LEN };
+        }
+        let p = &params;
         let cpu = CpuSampler::start().ok();
         let mut ctrl = Ctrl::new(ctrl_sock).map_err(|err| EngineError::Ctrl { op: "read from", err })?;
         obs.event(Event::ControlConnected { mss: ctrl_mss });
 
         let start = &mut report.start;
         start.timestamp = Some(report::now_timestamp());
-        start.connecting_to =
-            Some(wireperf_protocol::schema::HostPort { host: cfg.host.clone(), port: cfg.port });
+        start.connecting_to = Some(wireperf_protocol::schema::HostPort { host: cfg.host.clone(), port: cfg.port });
         start.cookie = Some(self.cookie.as_display());
-        if p.mss.is_some() {
+        if p.protocol == Protocol::Udp {
+            // iperf3 prints no MSS for UDP tests.
+        } else if p.mss.is_some() {
             start.tcp_mss = p.mss;
         } else {
             start.tcp_mss_default = Some(ctrl_mss);
@@ -99,6 +111,10 @@ impl<'a> Client<'a> {
             rate: p.bandwidth.unwrap_or(0),
             rcv_timeout: cfg.rcv_timeout,
             affinity: cfg.affinity,
+            udp: UdpSpec { counters_64bit: p.udp_counters_64bit, burst: p.burst.unwrap_or(0), offload: true },
+            send_mode: if p.zerocopy { cfg.send_mode } else { crate::SendMode::Write },
+            skip_rx_copy: p.skip_rx_copy,
+            file: cfg.file.clone(),
         };
         loop {
             // Whatever the session queued (e.g. the parameters after PARAM_EXCHANGE).
@@ -152,7 +168,7 @@ impl<'a> Client<'a> {
             while let Some(ev) = session.poll_event() {
                 match ev {
                     ClientEvent::CreateStreams => {
-                        let r = self.create_streams(&addrs, server_addr, report, obs)?;
+                        let r = self.create_streams(p, &addrs, server_addr, report, obs)?;
                         run = Some(r);
                     }
                     ClientEvent::TestStart => {
@@ -196,6 +212,10 @@ impl<'a> Client<'a> {
                             bidir_split: p.bidirectional.then_some(p.parallel as usize),
                         };
                         report.end = build_end(&inputs);
+                        if let Some(f) = &cfg.file {
+                            crate::diskfile::add_diskfile(&mut report.end, f);
+                        }
+                        crate::extras::attach(&mut report.end, &r.streams);
                         report.intervals = std::mem::take(&mut r.intervals);
                         if let Some(pr) = &peer {
                             report.server_output_json = pr.server_output_json.clone();
@@ -221,23 +241,40 @@ impl<'a> Client<'a> {
     /// Opens the data connections, each announced by the cookie, in iperf3's order.
     fn create_streams(
         &self,
+        p: &TestParams,
         addrs: &[std::net::SocketAddr],
         server: std::net::SocketAddr,
         report: &mut TestReport,
         obs: &mut dyn Observer,
     ) -> Result<TestRun, EngineError> {
-        let p = &self.cfg.params;
         let n = p.total_streams() as usize;
         let mut streams = Vec::with_capacity(n);
         // Data connections go to the address the control connection reached.
         let target = [server];
         let targets: &[std::net::SocketAddr] = if addrs.contains(&server) { &target } else { addrs };
+        let udp_opts = UdpOptions {
+            window: p.window,
+            tos: p.tos,
+            fqrate: p.fqrate,
+            dont_fragment: p.dont_fragment,
+            bind_dev: self.cfg.bind_dev.clone(),
+        };
         for i in 0..n {
-            let mut o = self.tcp_options(true);
-            o.bind_port = self.cfg.cport.map(|c| c.saturating_add(i as u16));
-            let mut sock = net::connect_tcp(targets, &o, self.cfg.connect_timeout).map_err(EngineError::StreamConnect)?;
-            sock.write_all(self.cookie.as_bytes()).map_err(EngineError::StreamConnect)?;
+            let bind_port = self.cfg.cport.map(|c| c.saturating_add(i as u16));
             let sender = if p.bidirectional { i < p.parallel as usize } else { !p.reverse };
+            let sock = if p.protocol == Protocol::Udp {
+                let timeout = self.cfg.connect_timeout.unwrap_or(UDP_CONNECT_TIMEOUT);
+                let target = targets.first().copied().unwrap_or(server);
+                let s = client_handshake(target, self.cfg.bind, bind_port, &udp_opts, sender, p.len as usize, timeout)?;
+                DataSock::Udp(s)
+            } else {
+                let mut o = self.tcp_options(true);
+                o.bind_port = bind_port;
+                let mut sock =
+                    net::connect_tcp(targets, &o, self.cfg.connect_timeout).map_err(EngineError::StreamConnect)?;
+                sock.write_all(self.cookie.as_bytes()).map_err(EngineError::StreamConnect)?;
+                DataSock::Tcp(sock)
+            };
             let s = Stream::new(i, sock, sender);
             obs.event(Event::StreamConnected(&s.connected));
             report.start.connected.push(s.connected.clone());

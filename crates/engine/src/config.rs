@@ -49,6 +49,12 @@ pub struct ClientConfig {
     pub cntl_ka: Option<Keepalive>,
     /// `-A`: CPU to pin stream threads to.
     pub affinity: Option<usize>,
+    /// `-F`: send this file (or, with `-R`, write what arrives into it).
+    pub file: Option<std::path::PathBuf>,
+    /// How TCP senders of this client write: `-Z` = sendfile, `--zerocopy=z` = MSG_ZEROCOPY.
+    /// Used only when `params.zerocopy` is set (which tells a server sending for `-R` to use
+    /// sendfile).
+    pub send_mode: crate::SendMode,
 }
 
 impl ClientConfig {
@@ -68,6 +74,8 @@ impl ClientConfig {
             snd_timeout: None,
             cntl_ka: None,
             affinity: None,
+            file: None,
+            send_mode: crate::SendMode::Sendfile,
         }
     }
 }
@@ -103,6 +111,24 @@ pub struct ServerConfig {
     pub ctrl_timeout: Duration,
     /// `-A`: CPU to pin stream threads to.
     pub affinity: Option<usize>,
+    /// `-F` on the server: write what arrives into this file (or send it with `-R`).
+    pub file: Option<std::path::PathBuf>,
+    /// `--max-tests`: tests run at once (iperf3: 1).
+    pub max_tests: usize,
+    /// `--queue`: how long a client may wait for a free slot (`None`: refused at once).
+    pub queue: Option<Duration>,
+    /// `--queue-max`: clients waiting at once; beyond it the busy answer.
+    pub queue_max: usize,
+    /// `--max-tests-per-client`: running tests per client IP address.
+    pub max_tests_per_client: Option<usize>,
+    /// `--server-max-duration`: longest `time + omit`; unbounded (`-n`/`-k`) tests are refused.
+    pub max_duration: Option<Duration>,
+    /// `--max-parallel`: largest `-P`.
+    pub max_parallel: Option<u32>,
+    /// Connections allowed between accept and a complete cookie at once.
+    pub max_half_open: usize,
+    /// Authentication (`--rsa-private-key-path` + `--authorized-users-path`).
+    pub auth: Option<crate::server::AuthHook>,
 }
 
 impl Default for ServerConfig {
@@ -122,6 +148,15 @@ impl Default for ServerConfig {
             cntl_ka: None,
             ctrl_timeout: Duration::from_secs(30),
             affinity: None,
+            file: None,
+            max_tests: 1,
+            queue: None,
+            queue_max: 16,
+            max_tests_per_client: None,
+            max_duration: None,
+            max_parallel: None,
+            max_half_open: 64,
+            auth: None,
         }
     }
 }

@@ -81,9 +81,26 @@ pub enum EngineError {
     /// Listening failed.
     #[error("unable to start listener for connections: {0}")]
     Listen(io::Error),
+    /// `-F` file could not be read or written.
+    #[error("unable to open -F file {path}: {err}")]
+    File {
+        /// The file.
+        path: String,
+        /// The OS error.
+        err: io::Error,
+    },
     /// Timed out waiting for the server.
     #[error("timed out {0}")]
     Timeout(&'static str),
+    /// The server's policy refused the test (a limit or authentication); the client is told
+    /// `i_errno`, the server log gets `reason`.
+    #[error("{reason}")]
+    Policy {
+        /// The iperf3 code sent in SERVER_ERROR.
+        i_errno: IperfErrno,
+        /// What was wrong, for the server's log.
+        reason: String,
+    },
 }
 
 fn server_error_text(code: IperfErrno, errno: Option<i32>) -> String {
@@ -115,6 +132,8 @@ impl EngineError {
             EngineError::Refused(_) => IperfErrno::RECVPARAMS,
             EngineError::Listen(_) => IperfErrno::LISTEN,
             EngineError::Timeout(_) => IperfErrno::NOMSG,
+            EngineError::Policy { i_errno, .. } => *i_errno,
+            EngineError::File { .. } => IperfErrno::FILE,
         }
     }
 
@@ -126,7 +145,8 @@ impl EngineError {
             | EngineError::Listen(e)
             | EngineError::Ctrl { err: e, .. }
             | EngineError::Stream { err: e, .. }
-            | EngineError::SocketOption { err: e, .. } => e.raw_os_error().unwrap_or(0),
+            | EngineError::SocketOption { err: e, .. }
+            | EngineError::File { err: e, .. } => e.raw_os_error().unwrap_or(0),
             _ => 0,
         }
     }

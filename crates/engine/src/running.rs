@@ -12,6 +12,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use wireperf_protocol::schema::Interval;
 
+/// How long a draining UDP receiver waits after the last datagram before calling the rest lost.
+pub(crate) const UDP_QUIET: Duration = Duration::from_millis(150);
+
 /// Streams plus their sampling state for one test.
 pub(crate) struct TestRun {
     pub streams: Vec<Stream>,
@@ -105,12 +108,8 @@ impl TestRun {
     }
 
     fn emit_interval(&mut self, now: Instant, omitted: bool, obs: &mut dyn Observer) {
-        let samples = self
-            .streams
-            .iter()
-            .zip(self.samplers.iter_mut())
-            .map(|(s, smp)| smp.sample(now, s, omitted))
-            .collect();
+        let samples =
+            self.streams.iter().zip(self.samplers.iter_mut()).map(|(s, smp)| smp.sample(now, s, omitted)).collect();
         let interval = build_interval(samples, self.bidir_split, omitted);
         obs.event(Event::Interval(&interval));
         self.intervals.push(interval);
@@ -123,14 +122,31 @@ impl TestRun {
         }
     }
 
-    /// Waits until every receiving stream has `target(i)` bytes or ended, or `deadline`.
+    /// Waits until every receiving stream has what the sender sent, or ended, or `deadline`.
+    ///
+    /// `target(s)` is the sender's total: bytes for TCP, datagrams for UDP. A UDP stream has
+    /// no end-of-stream, and lost datagrams never arrive: it is also done once nothing arrived
+    /// for [`UDP_QUIET`] (everything was sent before TEST_END, so what is still missing then
+    /// is lost).
     pub(crate) fn drain_receivers(&mut self, deadline: Instant, target: &dyn Fn(&Stream) -> Option<u64>) {
         for s in self.streams.iter().filter(|s| !s.sender) {
             s.set_draining();
         }
+        let started = wireperf_sys::clock::monotonic();
         loop {
+            let now = wireperf_sys::clock::monotonic();
             let done = self.streams.iter().filter(|s| !s.sender).all(|s| {
-                s.is_finished() || target(s).is_some_and(|t| s.counters.bytes() >= t)
+                if s.is_finished() {
+                    return true;
+                }
+                if s.is_udp() {
+                    let u = &s.counters.udp;
+                    let unique = u.unique.load(std::sync::atomic::Ordering::Relaxed);
+                    let last = Duration::from_micros(u.last_rx_us.load(std::sync::atomic::Ordering::Relaxed));
+                    let quiet_since = last.max(started);
+                    return target(s).is_some_and(|t| unique >= t) || now.saturating_sub(quiet_since) >= UDP_QUIET;
+                }
+                target(s).is_some_and(|t| s.counters.bytes() >= t)
             });
             if done || Instant::now() >= deadline {
                 break;
@@ -180,13 +196,21 @@ impl TestRun {
         self.streams
             .iter()
             .zip(self.samplers.iter())
-            .map(|(s, smp)| LocalStream { socket: s.socket, wire_id: s.wire_id, sender: s.sender, totals: smp.totals(s) })
+            .map(|(s, smp)| LocalStream {
+                socket: s.socket,
+                wire_id: s.wire_id,
+                sender: s.sender,
+                totals: smp.totals(s),
+            })
             .collect()
     }
 
     /// Congestion control in use on the first stream.
     pub(crate) fn congestion(&self) -> Option<String> {
-        self.streams.first().and_then(|s| wireperf_sys::sockopt::congestion(s.socket_ref()).ok())
+        self.streams
+            .first()
+            .filter(|s| !s.is_udp())
+            .and_then(|s| wireperf_sys::sockopt::congestion(s.socket_ref()).ok())
     }
 
     /// Sum of bytes moved so far (for progress and rate limits).

@@ -5,6 +5,7 @@
 //! `-O` is used, exactly as iperf3 restarts its interval numbering.
 
 use crate::stream::Stream;
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 use wireperf_protocol::schema::{Interval, IntervalStream, IntervalSum};
 
@@ -29,8 +30,74 @@ pub(crate) struct StreamSampler {
     pub min_rtt: u64,
     rtt_sum: u64,
     rtt_n: u64,
+    /// TCP_INFO "limited-by" times (µs) at the last sample: busy, receive-window limited,
+    /// send-buffer limited; and the delivery rate (bytes/s).
+    limited: Limited,
     /// Stream duration at the final sample.
     pub end_secs: Option<f64>,
+    /// UDP: figures at the last sample and at the start (omit end).
+    udp_last: UdpMark,
+    udp_base: UdpMark,
+}
+
+/// UDP counters at one moment.
+#[derive(Clone, Copy, Debug, Default)]
+struct UdpMark {
+    packets: u64,
+    lost: u64,
+    unique: u64,
+    out_of_order: u64,
+    duplicates: u64,
+    socket_drops: u32,
+    send_drops: u64,
+}
+
+impl UdpMark {
+    fn read(s: &Stream) -> Self {
+        if !s.is_udp() {
+            return Self::default();
+        }
+        let u = &s.counters.udp;
+        let r = u.recv_totals();
+        Self {
+            packets: u.packets.load(Ordering::Relaxed),
+            lost: r.lost(),
+            unique: r.unique,
+            out_of_order: r.out_of_order,
+            duplicates: r.duplicates,
+            socket_drops: if s.sender { 0 } else { s.socket_drops() },
+            send_drops: u.send_drops.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// UDP totals of one stream. Counts are totals since the stream started, with the values at
+/// the end of the omit period beside them (the results exchange carries both, as iperf3 3.14+);
+/// drops and duplicates are after omit.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct UdpTotals {
+    /// Sender: datagrams sent. Receiver: highest sequence number seen.
+    pub packets: u64,
+    /// `packets` at omit end.
+    pub omitted_packets: u64,
+    /// Receiver: distinct datagrams received.
+    pub unique: u64,
+    /// Receiver: lost below the highest number (highest − unique).
+    pub lost: u64,
+    /// `lost` at omit end.
+    pub omitted_lost: u64,
+    /// Receiver: out-of-order datagrams.
+    pub out_of_order: u64,
+    /// `out_of_order` at omit end.
+    pub omitted_out_of_order: u64,
+    /// Receiver: duplicates after omit.
+    pub duplicates: u64,
+    /// Receiver: jitter, seconds.
+    pub jitter: f64,
+    /// Receiver: datagrams the receiving socket dropped after omit.
+    pub socket_drops: u64,
+    /// Sender: datagrams the kernel refused after omit.
+    pub send_drops: u64,
 }
 
 /// Per-stream totals after the test.
@@ -52,6 +119,23 @@ pub(crate) struct StreamTotals {
     pub min_rtt: u64,
     /// Mean of the per-interval RTTs.
     pub mean_rtt: u64,
+    /// UDP figures (UDP streams only).
+    pub udp: Option<UdpTotals>,
+    /// TCP sender: what limited it, from TCP_INFO at the last sample.
+    pub limited: Limited,
+}
+
+/// TCP_INFO's account of what held a sender back (cumulative over the connection).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Limited {
+    /// `tcpi_busy_time`: time with data in flight.
+    pub busy_us: u64,
+    /// `tcpi_rwnd_limited`: time stalled by the receiver's window.
+    pub rwnd_us: u64,
+    /// `tcpi_sndbuf_limited`: time stalled by the local send buffer.
+    pub sndbuf_us: u64,
+    /// `tcpi_delivery_rate`, bytes/s.
+    pub delivery_rate: u64,
 }
 
 impl StreamSampler {
@@ -70,13 +154,21 @@ impl StreamSampler {
             min_rtt: 0,
             rtt_sum: 0,
             rtt_n: 0,
+            limited: Limited::default(),
             end_secs: None,
+            // At the start every UDP count is zero since the socket was created, including drops
+            // that happen before this sample is taken (the peer may already be sending).
+            udp_last: UdpMark::default(),
+            udp_base: UdpMark::default(),
         }
     }
 
     /// Restarts the clock and the baselines at the end of the omit period.
     pub(crate) fn reset_for_omit(&mut self, now: Instant, s: &Stream) {
         *self = Self::new(now, s);
+        self.udp_base = UdpMark::read(s);
+        self.udp_last = self.udp_base;
+        s.counters.udp.reset_jitter.store(true, Ordering::Relaxed);
     }
 
     /// Samples one interval ending at `now`.
@@ -97,7 +189,18 @@ impl StreamSampler {
             sender: s.sender,
             ..Default::default()
         };
-        if s.sender {
+        if s.is_udp() {
+            let m = UdpMark::read(s);
+            let packets = m.packets.saturating_sub(self.udp_last.packets) as i64;
+            out.packets = Some(packets);
+            if !s.sender {
+                let lost = m.lost as i64 - self.udp_last.lost as i64;
+                out.jitter_ms = Some(f64::from_bits(s.counters.udp.jitter_bits.load(Ordering::Relaxed)) * 1000.0);
+                out.lost_packets = Some(lost);
+                out.lost_percent = Some(percent(lost, packets));
+            }
+            self.udp_last = m;
+        } else if s.sender {
             if let Ok(ti) = wireperf_sys::tcp_info(s.socket_ref()) {
                 let retrans = ti.total_retrans.saturating_sub(self.last_retrans);
                 self.last_retrans = ti.total_retrans;
@@ -115,6 +218,12 @@ impl StreamSampler {
                 self.min_rtt = if self.rtt_n == 0 { rtt } else { self.min_rtt.min(rtt) };
                 self.rtt_sum += rtt;
                 self.rtt_n += 1;
+                self.limited = Limited {
+                    busy_us: ti.busy_time_us,
+                    rwnd_us: ti.rwnd_limited_us,
+                    sndbuf_us: ti.sndbuf_limited_us,
+                    delivery_rate: ti.delivery_rate,
+                };
             } else {
                 out.retransmits = Some(0);
             }
@@ -141,12 +250,37 @@ impl StreamSampler {
             max_rtt: self.max_rtt,
             min_rtt: self.min_rtt,
             mean_rtt: self.rtt_sum.checked_div(self.rtt_n).unwrap_or(0),
+            limited: self.limited,
+            udp: s.is_udp().then(|| {
+                let (m, b) = (UdpMark::read(s), self.udp_base);
+                UdpTotals {
+                    packets: m.packets,
+                    omitted_packets: b.packets,
+                    unique: m.unique,
+                    lost: m.lost,
+                    omitted_lost: b.lost,
+                    out_of_order: m.out_of_order,
+                    omitted_out_of_order: b.out_of_order,
+                    duplicates: m.duplicates.saturating_sub(b.duplicates),
+                    jitter: f64::from_bits(s.counters.udp.jitter_bits.load(Ordering::Relaxed)),
+                    socket_drops: u64::from(m.socket_drops.wrapping_sub(b.socket_drops)),
+                    send_drops: m.send_drops.saturating_sub(b.send_drops),
+                }
+            }),
         }
     }
 }
 
 fn retrans_of(s: &Stream) -> u32 {
+    if s.is_udp() {
+        return 0;
+    }
     wireperf_sys::tcp_info(s.socket_ref()).map(|t| t.total_retrans).unwrap_or(0)
+}
+
+/// Loss percentage, 0 when nothing was expected.
+pub(crate) fn percent(lost: i64, total: i64) -> f64 {
+    if total > 0 { 100.0 * lost as f64 / total as f64 } else { 0.0 }
 }
 
 /// Bits per second, 0 for an empty interval.
@@ -166,7 +300,7 @@ pub(crate) fn sum_streams(streams: &[&IntervalStream], omitted: bool, sender: bo
     } else {
         None
     };
-    IntervalSum {
+    let mut sum = IntervalSum {
         start,
         end,
         seconds,
@@ -176,7 +310,21 @@ pub(crate) fn sum_streams(streams: &[&IntervalStream], omitted: bool, sender: bo
         omitted,
         sender,
         ..Default::default()
+    };
+    // UDP, as iperf3: packets add up; a receiving direction also gets lost, loss % and the
+    // mean of the streams' jitters.
+    if streams.iter().any(|s| s.packets.is_some()) {
+        let packets: i64 = streams.iter().filter_map(|s| s.packets).sum();
+        sum.packets = Some(packets);
+        if streams.iter().any(|s| s.jitter_ms.is_some()) {
+            let lost: i64 = streams.iter().filter_map(|s| s.lost_packets).sum();
+            let jit: f64 = streams.iter().filter_map(|s| s.jitter_ms).sum();
+            sum.jitter_ms = Some(jit / streams.len().max(1) as f64);
+            sum.lost_packets = Some(lost);
+            sum.lost_percent = Some(percent(lost, packets));
+        }
     }
+    sum
 }
 
 /// Builds one interval object from per-stream samples; with `bidir`, the first `split`
@@ -201,8 +349,24 @@ mod tests {
 
     #[test]
     fn sums_use_the_first_streams_times_and_add_bytes() {
-        let a = IntervalStream { start: 0.0, end: 1.0, seconds: 1.0, bytes: 100, retransmits: Some(2), sender: true, ..Default::default() };
-        let b = IntervalStream { start: 0.0, end: 1.1, seconds: 1.1, bytes: 50, retransmits: Some(1), sender: true, ..Default::default() };
+        let a = IntervalStream {
+            start: 0.0,
+            end: 1.0,
+            seconds: 1.0,
+            bytes: 100,
+            retransmits: Some(2),
+            sender: true,
+            ..Default::default()
+        };
+        let b = IntervalStream {
+            start: 0.0,
+            end: 1.1,
+            seconds: 1.1,
+            bytes: 50,
+            retransmits: Some(1),
+            sender: true,
+            ..Default::default()
+        };
         let s = sum_streams(&[&a, &b], false, true);
         assert_eq!((s.bytes, s.retransmits, s.seconds), (150, Some(3), 1.0));
         assert_eq!(s.bits_per_second, 1200.0);

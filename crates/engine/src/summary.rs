@@ -36,16 +36,13 @@ pub(crate) struct EndInputs<'a> {
     pub bidir_split: Option<usize>,
 }
 
-fn peer_stream<'a>(peer: Option<&'a ExchangeResults>, id: i32) -> Option<&'a StreamResult> {
+fn peer_stream(peer: Option<&ExchangeResults>, id: i32) -> Option<&StreamResult> {
     peer.and_then(|p| p.streams.iter().find(|s| s.id == id))
 }
 
 fn stream_end(l: &LocalStream, peer: Option<&StreamResult>) -> EndStream {
     let t = &l.totals;
-    let peer_secs = peer
-        .map(|p| p.end_time - p.start_time)
-        .filter(|&s| s > 0.0)
-        .unwrap_or(t.secs);
+    let peer_secs = peer.map(|p| p.end_time - p.start_time).filter(|&s| s > 0.0).unwrap_or(t.secs);
     let peer_bytes = peer.map_or(0, |p| p.bytes);
     let local = |sender_flag: bool| Summary {
         socket: Some(l.socket),
@@ -75,6 +72,10 @@ fn stream_end(l: &LocalStream, peer: Option<&StreamResult>) -> EndStream {
             max_rtt: Some(t.max_rtt),
             min_rtt: Some(t.min_rtt),
             mean_rtt: Some(t.mean_rtt),
+            busy_time_us: (t.limited.busy_us > 0).then_some(t.limited.busy_us),
+            rwnd_limited_us: (t.limited.busy_us > 0).then_some(t.limited.rwnd_us),
+            sndbuf_limited_us: (t.limited.busy_us > 0).then_some(t.limited.sndbuf_us),
+            delivery_rate: (t.limited.delivery_rate > 0).then_some(t.limited.delivery_rate),
             ..local(true)
         };
         EndStream { sender: Some(sender), receiver: Some(remote(true)), ..Default::default() }
@@ -116,10 +117,43 @@ fn sum_side(streams: &[EndStream], pick: fn(&EndStream) -> Option<&Summary>, sen
     }
 }
 
+/// The UDP `end`: per-stream `udp` objects and, per direction, the mixed `sum`, `sum_sent`
+/// and `sum_received`.
+fn build_end_udp(inp: &EndInputs<'_>) -> End {
+    let entries: Vec<_> = inp
+        .streams
+        .iter()
+        .filter_map(|l| l.totals.udp.as_ref().map(|u| (l, u, peer_stream(inp.peer, l.wire_id))))
+        .collect();
+    let split = inp.bidir_split.unwrap_or(entries.len()).min(entries.len());
+    let (a, b) = entries.split_at(split);
+    let mut end = End {
+        streams: entries.iter().map(|(l, u, p)| crate::summary_udp::stream_end(l, u, *p)).collect(),
+        ..Default::default()
+    };
+    if let Some((sum, sent, recv)) = crate::summary_udp::sums(a) {
+        end.sum = Some(sum);
+        end.sum_sent = Some(sent);
+        end.sum_received = Some(recv);
+    }
+    if inp.bidir_split.is_some() {
+        if let Some((sum, sent, recv)) = crate::summary_udp::sums(b) {
+            end.sum_bidir_reverse = Some(sum);
+            end.sum_sent_bidir_reverse = Some(sent);
+            end.sum_received_bidir_reverse = Some(recv);
+        }
+    }
+    end
+}
+
 /// Builds the `end` object.
 pub(crate) fn build_end(inp: &EndInputs<'_>) -> End {
-    let streams: Vec<EndStream> =
-        inp.streams.iter().map(|l| stream_end(l, peer_stream(inp.peer, l.wire_id))).collect();
+    if inp.streams.iter().any(|l| l.totals.udp.is_some()) {
+        let mut end = build_end_udp(inp);
+        end.cpu_utilization_percent = Some(cpu_of(inp));
+        return end;
+    }
+    let streams: Vec<EndStream> = inp.streams.iter().map(|l| stream_end(l, peer_stream(inp.peer, l.wire_id))).collect();
     let split = inp.bidir_split.unwrap_or(streams.len()).min(streams.len());
     let (a, b) = streams.split_at(split);
     let dir_a = inp.streams.first().is_some_and(|s| s.sender);
@@ -134,14 +168,7 @@ pub(crate) fn build_end(inp: &EndInputs<'_>) -> End {
         end.sum_received_bidir_reverse = Some(sum_side(b, |s| s.receiver.as_ref(), dir_b));
     }
     end.streams = streams;
-    end.cpu_utilization_percent = Some(CpuUtilization {
-        host_total: inp.cpu.total_pct,
-        host_user: inp.cpu.user_pct,
-        host_system: inp.cpu.system_pct,
-        remote_total: inp.peer.map_or(0.0, |p| p.cpu_util_total),
-        remote_user: inp.peer.map_or(0.0, |p| p.cpu_util_user),
-        remote_system: inp.peer.map_or(0.0, |p| p.cpu_util_system),
-    });
+    end.cpu_utilization_percent = Some(cpu_of(inp));
     let peer_cc = inp.peer.and_then(|p| p.congestion_used.clone());
     let local_sends = inp.streams.iter().any(|s| s.sender);
     let (snd, rcv) = if local_sends {
@@ -154,28 +181,50 @@ pub(crate) fn build_end(inp: &EndInputs<'_>) -> End {
     end
 }
 
+fn cpu_of(inp: &EndInputs<'_>) -> CpuUtilization {
+    CpuUtilization {
+        host_total: inp.cpu.total_pct,
+        host_user: inp.cpu.user_pct,
+        host_system: inp.cpu.system_pct,
+        remote_total: inp.peer.map_or(0.0, |p| p.cpu_util_total),
+        remote_user: inp.peer.map_or(0.0, |p| p.cpu_util_user),
+        remote_system: inp.peer.map_or(0.0, |p| p.cpu_util_system),
+    }
+}
+
 /// The results message this side sends to the peer.
 pub(crate) fn local_results(inp: &EndInputs<'_>) -> ExchangeResults {
     let any_sender = inp.streams.iter().any(|s| s.sender);
+    let udp = inp.streams.iter().any(|s| s.totals.udp.is_some());
     ExchangeResults {
         cpu_util_total: inp.cpu.total_pct,
         cpu_util_user: inp.cpu.user_pct,
         cpu_util_system: inp.cpu.system_pct,
-        sender_has_retransmits: if any_sender { 1 } else { -1 },
+        // iperf3: -1 for a receiver only, 1 for a TCP sender with retransmit counts, 0 otherwise.
+        sender_has_retransmits: if !any_sender {
+            -1
+        } else if udp {
+            0
+        } else {
+            1
+        },
         congestion_used: inp.congestion.clone(),
         server_output_json: None,
         server_output_text: None,
         streams: inp
             .streams
             .iter()
-            .map(|l| StreamResult {
-                id: l.wire_id,
-                bytes: l.totals.bytes,
-                retransmits: if l.sender { l.totals.retransmits as i64 } else { -1 },
-                omitted_errors: Some(0),
-                omitted_packets: Some(0),
-                end_time: l.totals.secs,
-                ..Default::default()
+            .map(|l| match &l.totals.udp {
+                Some(u) => crate::summary_udp::result(l, u, peer_stream(inp.peer, l.wire_id)),
+                None => StreamResult {
+                    id: l.wire_id,
+                    bytes: l.totals.bytes,
+                    retransmits: if l.sender { l.totals.retransmits as i64 } else { -1 },
+                    omitted_errors: Some(0),
+                    omitted_packets: Some(0),
+                    end_time: l.totals.secs,
+                    ..Default::default()
+                },
             })
             .collect(),
     }
@@ -202,7 +251,13 @@ mod tests {
             streams: vec![StreamResult { id: 1, bytes: 1000, retransmits: 7, end_time: 2.5, ..Default::default() }],
             ..Default::default()
         };
-        let inp = EndInputs { streams: &streams, peer: Some(&peer), cpu: CpuUtil::default(), congestion: None, bidir_split: None };
+        let inp = EndInputs {
+            streams: &streams,
+            peer: Some(&peer),
+            cpu: CpuUtil::default(),
+            congestion: None,
+            bidir_split: None,
+        };
         let end = build_end(&inp);
         let s = end.streams[0].sender.as_ref().unwrap();
         assert_eq!((s.bytes, s.retransmits, s.end, s.sender), (1000, Some(7), 2.5, false));
@@ -215,7 +270,13 @@ mod tests {
     #[test]
     fn bidir_splits_sums_by_direction() {
         let streams = [ls(5, 1, true, 10), ls(7, 3, false, 20)];
-        let inp = EndInputs { streams: &streams, peer: None, cpu: CpuUtil::default(), congestion: None, bidir_split: Some(1) };
+        let inp = EndInputs {
+            streams: &streams,
+            peer: None,
+            cpu: CpuUtil::default(),
+            congestion: None,
+            bidir_split: Some(1),
+        };
         let end = build_end(&inp);
         assert_eq!(end.sum_sent.unwrap().bytes, 10);
         assert_eq!(end.sum_received_bidir_reverse.unwrap().bytes, 20);

@@ -83,11 +83,7 @@ pub struct Iperf2Args {
 }
 
 #[derive(Parser, Debug)]
-#[command(
-    name = "wireperf --iperf2",
-    disable_version_flag = true,
-    about = "iperf 2 compatible mode"
-)]
+#[command(name = "wireperf --iperf2", disable_version_flag = true, about = "iperf 2 compatible mode")]
 struct Top {
     #[command(flatten)]
     args: Iperf2Args,
@@ -146,14 +142,9 @@ pub fn lower(a: &Iperf2Args) -> Result<Lowered, ArgError> {
         }));
     }
     let host = a.client.clone().ok_or(ArgError::NoRole)?;
-    let modes = [a.dualtest, a.tradeoff, a.full_duplex, a.reverse]
-        .iter()
-        .filter(|b| **b)
-        .count();
+    let modes = [a.dualtest, a.tradeoff, a.full_duplex, a.reverse].iter().filter(|b| **b).count();
     if modes > 1 {
-        return Err(ArgError::Conflict(
-            "choose one of -d, -r, --full-duplex, -R",
-        ));
+        return Err(ArgError::Conflict("choose one of -d, -r, --full-duplex, -R"));
     }
     let mode = if a.dualtest {
         Mode::Dual
@@ -167,9 +158,7 @@ pub fn lower(a: &Iperf2Args) -> Result<Lowered, ArgError> {
         Mode::Normal
     };
     if proto == Proto::Udp && mode != Mode::Normal {
-        return Err(ArgError::Conflict(
-            "UDP supports plain client-to-server tests only in iperf 2 mode",
-        ));
+        return Err(ArgError::Conflict("UDP supports plain client-to-server tests only in iperf 2 mode"));
     }
     let stop = match &a.num {
         Some(n) => Stop::Bytes(parse_binary(n)?),
@@ -210,10 +199,7 @@ pub fn main_from_args(args: impl IntoIterator<Item = OsString>) -> i32 {
 /// Runs the test the flags describe.
 pub fn run(a: &Iperf2Args) -> i32 {
     if a.version {
-        println!(
-            "wireperf {} (iperf 2.1.8 protocol)",
-            env!("CARGO_PKG_VERSION")
-        );
+        println!("wireperf {} (iperf 2.1.8 protocol)", env!("CARGO_PKG_VERSION"));
         return 0;
     }
     let low = match lower(a) {
@@ -249,9 +235,7 @@ pub fn run(a: &Iperf2Args) -> i32 {
     for e in rx {
         out.handle(&e);
     }
-    let result = worker
-        .join()
-        .unwrap_or_else(|_| Err(EngineError::Io(std::io::Error::other("engine panicked"))));
+    let result = worker.join().unwrap_or_else(|_| Err(EngineError::Io(std::io::Error::other("engine panicked"))));
     let code = match &result {
         Ok(()) => 0,
         Err(e) => {
@@ -275,19 +259,9 @@ pub fn run(a: &Iperf2Args) -> i32 {
 const SEP: &str = "------------------------------------------------------------\n";
 
 fn default_buf(udp: bool, send: bool) -> usize {
-    let ty = if udp {
-        socket2::Type::DGRAM
-    } else {
-        socket2::Type::STREAM
-    };
+    let ty = if udp { socket2::Type::DGRAM } else { socket2::Type::STREAM };
     socket2::Socket::new(socket2::Domain::IPV4, ty, None)
-        .and_then(|s| {
-            if send {
-                s.send_buffer_size()
-            } else {
-                s.recv_buffer_size()
-            }
-        })
+        .and_then(|s| if send { s.send_buffer_size() } else { s.recv_buffer_size() })
         .unwrap_or(0)
 }
 
@@ -299,10 +273,7 @@ fn banner(low: &Lowered, enhanced: bool) -> String {
         Lowered::Client(c) => {
             let udp = c.proto == Proto::Udp;
             let proto = if udp { "UDP" } else { "TCP" };
-            b.push_str(&format!(
-                "Client connecting to {}, {proto} port {}",
-                c.host, c.port
-            ));
+            b.push_str(&format!("Client connecting to {}, {proto} port {}", c.host, c.port));
             if enhanced {
                 b.push_str(&format!(" with pid {pid} ({} flows)", c.threads));
             }
@@ -313,27 +284,16 @@ fn banner(low: &Lowered, enhanced: bool) -> String {
             if udp {
                 let len = c.effective_len();
                 let ipg_us = len as f64 * 8.0 / c.rate.max(1) as f64 * 1e6;
-                b.push_str(&format!(
-                    "Sending {len} byte datagrams, IPG target: {ipg_us:.2} us (kalman adjust)\n"
-                ));
-                b.push_str(&format!(
-                    "UDP buffer size: {} (default)\n",
-                    bytes_adaptive(default_buf(true, true) as f64)
-                ));
+                b.push_str(&format!("Sending {len} byte datagrams, IPG target: {ipg_us:.2} us (kalman adjust)\n"));
+                b.push_str(&format!("UDP buffer size: {} (default)\n", bytes_adaptive(default_buf(true, true) as f64)));
             } else {
                 let w = c.window.unwrap_or_else(|| default_buf(false, true));
-                b.push_str(&format!(
-                    "TCP window size: {} (default)\n",
-                    bytes_adaptive(w as f64)
-                ));
+                b.push_str(&format!("TCP window size: {} (default)\n", bytes_adaptive(w as f64)));
             }
             b.push_str(SEP);
             if matches!(c.mode, Mode::Dual | Mode::Tradeoff) {
                 b.push_str(SEP);
-                b.push_str(&format!(
-                    "Server listening on TCP port {}\n",
-                    c.listen_port.unwrap_or(c.port)
-                ));
+                b.push_str(&format!("Server listening on TCP port {}\n", c.listen_port.unwrap_or(c.port)));
                 b.push_str(&format!(
                     "TCP window size: {} (default)\n",
                     bytes_adaptive(default_buf(false, false) as f64)
@@ -350,27 +310,16 @@ fn banner(low: &Lowered, enhanced: bool) -> String {
             }
             b.push('\n');
             if enhanced {
-                let len = s.len.unwrap_or(if udp {
-                    DEFAULT_UDP_LEN
-                } else {
-                    DEFAULT_TCP_LEN
-                });
+                let len = s.len.unwrap_or(if udp { DEFAULT_UDP_LEN } else { DEFAULT_TCP_LEN });
                 b.push_str(&format!(
                     "Read buffer size: {} (Dist bin width={})\n",
                     bytes_adaptive(len as f64),
                     bytes_adaptive((len / 8) as f64)
                 ));
             }
-            let label = if udp {
-                "UDP buffer size"
-            } else {
-                "TCP window size"
-            };
+            let label = if udp { "UDP buffer size" } else { "TCP window size" };
             let w = s.window.unwrap_or_else(|| default_buf(udp, false));
-            b.push_str(&format!(
-                "{label}: {} (default)\n",
-                bytes_adaptive(w as f64)
-            ));
+            b.push_str(&format!("{label}: {} (default)\n", bytes_adaptive(w as f64)));
             b.push_str(SEP);
         }
     }
@@ -380,23 +329,15 @@ fn banner(low: &Lowered, enhanced: bool) -> String {
 
 /// `start` of the JSON document, filled from the configuration.
 fn json_start(low: &Lowered) -> Start {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
     let mut st = Start {
         version: format!("wireperf {} (iperf 2 mode)", env!("CARGO_PKG_VERSION")),
         system_info: wireperf_sys::system_info(),
-        timestamp: Some(Timestamp {
-            time: rfc1123(now),
-            timesecs: now,
-        }),
+        timestamp: Some(Timestamp { time: rfc1123(now), timesecs: now }),
         ..Start::default()
     };
     if let Lowered::Client(c) = low {
-        st.connecting_to = Some(HostPort {
-            host: c.host.clone(),
-            port: c.port,
-        });
+        st.connecting_to = Some(HostPort { host: c.host.clone(), port: c.port });
         let (duration, bytes) = match c.stop {
             Stop::Time(d) => (d.as_secs() as u32, 0),
             Stop::Bytes(b) => (0, b),
@@ -419,9 +360,7 @@ fn json_start(low: &Lowered) -> Start {
 /// `Sun, 29 Nov 2026 18:00:41 GMT` from Unix seconds (civil-from-days, proleptic Gregorian).
 fn rfc1123(secs: i64) -> String {
     const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
+    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
     let z = days + 719_468;
@@ -456,9 +395,7 @@ mod tests {
     #[test]
     fn lowers_a_dual_test() {
         let t = Top::try_parse_from(["x", "-c", "h", "-d", "-L", "6001", "-t", "2"]).unwrap();
-        let Ok(Lowered::Client(c)) = lower(&t.args) else {
-            panic!("not a client")
-        };
+        let Ok(Lowered::Client(c)) = lower(&t.args) else { panic!("not a client") };
         assert_eq!(c.mode, Mode::Dual);
         assert_eq!(c.listen_port, Some(6001));
         assert_eq!(c.port, 5001);

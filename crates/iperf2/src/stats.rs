@@ -36,10 +36,7 @@ pub struct Span {
 impl Counter {
     /// A counter whose read histogram splits `len` into eight bins.
     pub fn new(len: usize) -> Self {
-        Counter {
-            bin_width: (len / 8).max(1),
-            ..Default::default()
-        }
+        Counter { bin_width: (len / 8).max(1), ..Default::default() }
     }
 
     /// Counts one successful operation of `n` bytes.
@@ -78,12 +75,7 @@ impl Counter {
 
     /// The whole run.
     pub fn total(&self) -> Span {
-        Span {
-            bytes: self.bytes,
-            ops: self.ops,
-            errs: self.errs,
-            hist: self.hist,
-        }
+        Span { bytes: self.bytes, ops: self.ops, errs: self.errs, hist: self.hist }
     }
 }
 
@@ -123,11 +115,7 @@ impl Mmm {
 
     /// Sample standard deviation.
     pub fn stdev(&self) -> f64 {
-        if self.cnt < 2 {
-            0.0
-        } else {
-            (self.m2 / (self.cnt - 1) as f64).sqrt()
-        }
+        if self.cnt < 2 { 0.0 } else { (self.m2 / (self.cnt - 1) as f64).sqrt() }
     }
 }
 

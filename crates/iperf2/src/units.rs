@@ -50,11 +50,7 @@ pub fn bits_adaptive(bits_per_sec: f64) -> String {
 /// C's `%.2g` (two significant digits, trailing zeros dropped), used for loss percentages.
 pub fn g2(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
-        return if v.is_finite() {
-            "0".into()
-        } else {
-            format!("{v}")
-        };
+        return if v.is_finite() { "0".into() } else { format!("{v}") };
     }
     let exp = v.abs().log10().floor() as i32;
     if !(-5..2).contains(&exp) {
@@ -71,11 +67,7 @@ pub fn g2(v: f64) -> String {
     }
     let decimals = (1 - exp).max(0) as usize;
     let s = format!("{v:.decimals$}");
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
+    if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s }
 }
 
 /// Why a size or rate could not be read.
@@ -107,15 +99,9 @@ mod tests {
 
     #[test]
     fn matches_iperf2_samples() {
-        assert_eq!(
-            format!("{}s", bytes_adaptive(1.65 * 1024.0 * 1024.0 * 1024.0)),
-            "1.65 GBytes"
-        );
+        assert_eq!(format!("{}s", bytes_adaptive(1.65 * 1024.0 * 1024.0 * 1024.0)), "1.65 GBytes");
         assert_eq!(format!("{}s", bytes_adaptive(13_107_200.0)), "12.5 MBytes");
-        assert_eq!(
-            format!("{}s", bytes_adaptive(457.0 * 1048576.0)),
-            " 457 MBytes"
-        );
+        assert_eq!(format!("{}s", bytes_adaptive(457.0 * 1048576.0)), " 457 MBytes");
         assert_eq!(format!("{}s/sec", bits_adaptive(105e6)), " 105 Mbits/sec");
         assert_eq!(format!("{}s/sec", bits_adaptive(14.1e9)), "14.1 Gbits/sec");
     }

@@ -173,10 +173,7 @@ impl ClientSession {
                     self.phase = Phase::AwaitDisplayResults;
                 }
                 Item::ErrorCodes { i_errno, errno } => {
-                    self.events.push_back(ClientEvent::ServerError {
-                        i_errno: IperfErrno(i_errno),
-                        errno,
-                    });
+                    self.events.push_back(ClientEvent::ServerError { i_errno: IperfErrno(i_errno), errno });
                     self.phase = Phase::Failed;
                 }
                 Item::Cookie(_) => {}

@@ -24,10 +24,8 @@ impl Cookie {
         // If the OS cannot give randomness we still need a usable cookie; a time-seeded
         // fallback is enough because the cookie only separates concurrent tests.
         if getrandom::fill(&mut raw).is_err() {
-            let seed = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos())
-                .unwrap_or(0);
+            let seed =
+                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
             for (i, b) in raw.iter_mut().enumerate() {
                 *b = (seed >> ((i % 16) * 8)) as u8 ^ (i as u8).wrapping_mul(97);
             }
@@ -58,11 +56,7 @@ impl Cookie {
     /// The printable part, for `-V` output and the `-J` `cookie` key (up to the first NUL,
     /// non-printable bytes replaced so a hostile cookie cannot corrupt a terminal).
     pub fn as_display(&self) -> String {
-        self.0
-            .iter()
-            .take_while(|&&b| b != 0)
-            .map(|&b| if b.is_ascii_graphic() { b as char } else { '?' })
-            .collect()
+        self.0.iter().take_while(|&&b| b != 0).map(|&b| if b.is_ascii_graphic() { b as char } else { '?' }).collect()
     }
 
     /// Compares two cookies the way iperf3 3.12 does (`strcmp`: up to the first NUL).

@@ -123,10 +123,7 @@ mod tests {
 
     #[test]
     fn messages_match_what_stock_clients_print() {
-        assert_eq!(
-            IperfErrno::ACCESSDENIED.message(),
-            "the server is busy running a test. try again later"
-        );
+        assert_eq!(IperfErrno::ACCESSDENIED.message(), "the server is busy running a test. try again later");
         assert_eq!(IperfErrno(27).message(), "total required bandwidth is larger than server limit");
         assert!(IperfErrno(9999).message().contains("9999"));
     }

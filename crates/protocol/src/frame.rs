@@ -194,10 +194,7 @@ mod tests {
     fn absurd_length_is_refused_before_the_body() {
         let mut r = FrameReader::new();
         r.push(&[0x80, 0, 0, 0]);
-        assert_eq!(
-            r.next(Expect::Json { max_len: 8192 }),
-            Err(FrameError::TooLong { len: 0x8000_0000, max: 8192 })
-        );
+        assert_eq!(r.next(Expect::Json { max_len: 8192 }), Err(FrameError::TooLong { len: 0x8000_0000, max: 8192 }));
     }
 
     #[test]

@@ -16,11 +16,7 @@ pub(crate) fn as_i64(v: &Value) -> Option<i64> {
         return Some(-1);
     }
     let f = v.as_f64()?;
-    if f.is_finite() {
-        Some(f.clamp(i64::MIN as f64, i64::MAX as f64) as i64)
-    } else {
-        None
-    }
+    if f.is_finite() { Some(f.clamp(i64::MIN as f64, i64::MAX as f64) as i64) } else { None }
 }
 
 /// Reads a JSON number as a non-negative count; negative values read as 0.
@@ -29,11 +25,7 @@ pub(crate) fn as_u64(v: &Value) -> Option<u64> {
         return Some(u);
     }
     let f = v.as_f64()?;
-    if f.is_finite() {
-        Some(if f <= 0.0 { 0 } else { f.min(u64::MAX as f64) as u64 })
-    } else {
-        None
-    }
+    if f.is_finite() { Some(if f <= 0.0 { 0 } else { f.min(u64::MAX as f64) as u64 }) } else { None }
 }
 
 /// Reads any JSON number as `f64`.

@@ -17,7 +17,10 @@
 //! - [`schema`]: iperf3's `-J` output document as typed structs (start, intervals, end).
 //! - [`client`] / [`server`]: the control-connection state machines of each side.
 //! - [`udp`]: the UDP datagram header and the UDP "connect" handshake bytes.
+//! - `auth` (feature `auth`): the RSA authentication token: make, decrypt, check, no replay.
 
+#[cfg(feature = "auth")]
+pub mod auth;
 pub mod client;
 pub mod cookie;
 pub mod errno;

@@ -256,8 +256,7 @@ impl TestParams {
     /// present with any value, as in 3.12; numbers of the wrong type read as absent.
     pub fn from_json(v: &Value) -> Result<Self, ParamsError> {
         let obj = v.as_object().ok_or(ParamsError::NoProtocol)?;
-        let keys: HashMap<String, &Value> =
-            obj.iter().map(|(k, v)| (k.to_ascii_lowercase(), v)).collect();
+        let keys: HashMap<String, &Value> = obj.iter().map(|(k, v)| (k.to_ascii_lowercase(), v)).collect();
         let get = |k: &str| keys.get(k).copied();
         let flag = |k: &str| get(k).is_some();
         let num_u64 = |k: &str| get(k).and_then(as_u64);
@@ -316,9 +315,7 @@ impl TestParams {
         if p.len == 0 {
             return Err(ParamsError::OutOfRange { key: "len", value: "0".into() });
         }
-        if p.protocol == Protocol::Udp
-            && !(limits::MIN_UDP_BLOCK..=limits::MAX_UDP_BLOCK).contains(&p.len)
-        {
+        if p.protocol == Protocol::Udp && !(limits::MIN_UDP_BLOCK..=limits::MAX_UDP_BLOCK).contains(&p.len) {
             return Err(ParamsError::OutOfRange { key: "len", value: p.len.to_string() });
         }
         Ok(p)

@@ -114,10 +114,7 @@ impl ExchangeResults {
                 .ok_or(ResultsError::Missing("sender_has_retransmits"))?,
             congestion_used: v.get("congestion_used").and_then(Value::as_str).map(str::to_owned),
             server_output_json: v.get("server_output_json").filter(|j| j.is_object()).cloned(),
-            server_output_text: v
-                .get("server_output_text")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
+            server_output_text: v.get("server_output_text").and_then(Value::as_str).map(str::to_owned),
             streams,
         })
     }

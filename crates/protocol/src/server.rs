@@ -285,11 +285,7 @@ impl ServerSession {
     }
 
     fn require(&self, phase: Phase, call: &'static str) -> Result<(), ServerError> {
-        if self.phase == phase {
-            Ok(())
-        } else {
-            Err(ServerError::WrongPhase(call, self.phase_name()))
-        }
+        if self.phase == phase { Ok(()) } else { Err(ServerError::WrongPhase(call, self.phase_name())) }
     }
 
     /// The parameters are acceptable: queues CREATE_STREAMS.

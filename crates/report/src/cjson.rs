@@ -48,10 +48,7 @@ impl CJsonFormatter {
 
     /// The unformatted layout (`cJSON_PrintUnformatted`, one `--json-stream` line).
     pub fn compact() -> Self {
-        Self {
-            compact: true,
-            ..Self::default()
-        }
+        Self { compact: true, ..Self::default() }
     }
 }
 
@@ -82,11 +79,7 @@ impl Formatter for CJsonFormatter {
         w.write_all(b"]")
     }
 
-    fn begin_array_value<W: ?Sized + io::Write>(
-        &mut self,
-        w: &mut W,
-        first: bool,
-    ) -> io::Result<()> {
+    fn begin_array_value<W: ?Sized + io::Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
         match (first, self.compact) {
             (true, _) => Ok(()),
             (false, true) => w.write_all(b","),
@@ -117,11 +110,7 @@ impl Formatter for CJsonFormatter {
         w.write_all(b"}")
     }
 
-    fn begin_object_key<W: ?Sized + io::Write>(
-        &mut self,
-        w: &mut W,
-        first: bool,
-    ) -> io::Result<()> {
+    fn begin_object_key<W: ?Sized + io::Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
         if self.compact {
             return if first { Ok(()) } else { w.write_all(b",") };
         }
@@ -146,10 +135,7 @@ impl Formatter for CJsonFormatter {
 }
 
 /// Writes `value` in cJSON's layout (no trailing newline) to `w`.
-pub fn to_cjson_writer<W: io::Write, T: ?Sized + Serialize>(
-    w: W,
-    value: &T,
-) -> Result<(), serde_json::Error> {
+pub fn to_cjson_writer<W: io::Write, T: ?Sized + Serialize>(w: W, value: &T) -> Result<(), serde_json::Error> {
     let mut ser = Serializer::with_formatter(w, CJsonFormatter::new());
     value.serialize(&mut ser)
 }
@@ -160,20 +146,16 @@ pub fn try_to_cjson_string<T: ?Sized + Serialize>(value: &T) -> Result<String, s
     let mut buf = Vec::new();
     to_cjson_writer(&mut buf, value)?;
     // serde_json only writes UTF-8 (strings are &str, escapes are ASCII).
-    Ok(String::from_utf8(buf)
-        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+    Ok(String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
 }
 
 /// `value` as `cJSON_PrintUnformatted` prints it (no trailing newline): one `--json-stream`
 /// event, e.g. `{"event":"interval","data":{…}}`.
-pub fn to_cjson_compact_string<T: ?Sized + Serialize>(
-    value: &T,
-) -> Result<String, serde_json::Error> {
+pub fn to_cjson_compact_string<T: ?Sized + Serialize>(value: &T) -> Result<String, serde_json::Error> {
     let mut buf = Vec::new();
     let mut ser = Serializer::with_formatter(&mut buf, CJsonFormatter::compact());
     value.serialize(&mut ser)?;
-    Ok(String::from_utf8(buf)
-        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+    Ok(String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
 }
 
 /// The document as iperf3 prints it for `-J`: cJSON's layout plus a trailing newline.
@@ -226,19 +208,13 @@ mod tests {
         assert_eq!(try_to_cjson_string(&json!([])).unwrap(), "[]");
         assert_eq!(try_to_cjson_string(&f64::NAN).unwrap(), "null");
         assert_eq!(try_to_cjson_string(&2.0f64).unwrap(), "2");
-        assert_eq!(
-            try_to_cjson_string(&1.0001909732818604f32).unwrap(),
-            "1.0001909732818604"
-        );
+        assert_eq!(try_to_cjson_string(&1.0001909732818604f32).unwrap(), "1.0001909732818604");
     }
 
     #[test]
     fn strings_are_escaped_like_cjson() {
         let s = "q\"b\\\u{8}\u{c}\n\r\t\u{1}/é";
-        assert_eq!(
-            try_to_cjson_string(&s).unwrap(),
-            "\"q\\\"b\\\\\\b\\f\\n\\r\\t\\u0001/é\""
-        );
+        assert_eq!(try_to_cjson_string(&s).unwrap(), "\"q\\\"b\\\\\\b\\f\\n\\r\\t\\u0001/é\"");
     }
 
     #[test]

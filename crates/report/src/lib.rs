@@ -1,4 +1,5 @@
-//! Pure renderers: what iperf3 3.12 prints, byte for byte, from wireperf's typed data.
+//! Pure renderers: what iperf3 3.12 prints, byte for byte, and HTML/SVG reports, from
+//! wireperf's typed data.
 //!
 //! No sockets and no clocks: every function takes the `-J` schema types of
 //! `wireperf-protocol` (plus a small [`TextContext`] for what the schema does not say) and
@@ -15,17 +16,29 @@
 //!   [`text::interval`] (one reporting interval), [`text::summary`] (the end-of-test block),
 //!   [`text::preamble`] (connecting, connected, banner, `-V` details, `iperf Done.`) and
 //!   [`text::prefix`] (`--timestamps` and `-T`).
+//! - [`view`]: what a report page is drawn from ([`ReportInput`], [`RunView`]): plain values,
+//!   independent of the history store.
+//! - [`svg`]: hand-written SVG charts (throughput per stream and sum, retransmits, cwnd, run
+//!   overlays) with nice axes and stable colours ([`render_svg`], [`all_charts`]).
+//! - [`html`]: the self-contained HTML report ([`render_html`]): metadata, summary table,
+//!   charts, verdicts, doctor findings, comparison.
+//! - `escape`: XML escaping and slugs shared by both.
 #![forbid(unsafe_code)]
 
 pub mod cjson;
+mod escape;
+pub mod html;
+pub mod svg;
 pub mod text;
 pub mod units;
+pub mod view;
 
 pub use cjson::{CJsonFormatter, to_cjson_compact_string, to_cjson_string};
+pub use html::render_html;
+pub use svg::{Chart, all_charts, render_svg};
 pub use text::interval::{render_interval, render_intervals};
 pub use text::prefix::{Printed, prefix_lines};
 pub use text::summary::{render_summary, render_summary_calls};
 pub use text::{Role, TextContext};
-pub use units::{
-    UnitError, format_c_number, format_g, format_unit, parse_rate, parse_rate_burst, parse_size,
-};
+pub use units::{UnitError, format_c_number, format_g, format_unit, parse_rate, parse_rate_burst, parse_size};
+pub use view::{ReportInput, RunView};

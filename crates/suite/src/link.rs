@@ -41,13 +41,22 @@ pub struct LinkContext {
     pub doctor: Option<InterfaceReport>,
     /// Traffic shaping on it.
     pub shaper: Option<RateLimit>,
-    /// The ceiling, when one is known.
+    /// The ceiling of traffic leaving this host (upload), when one is known: the lower of
+    /// link and egress shaper.
     pub ceiling: Option<Ceiling>,
+    /// The ceiling of traffic arriving (download): the link alone, because a root qdisc only
+    /// shapes what this host sends.
+    pub download_ceiling: Option<Ceiling>,
     /// Why there is no ceiling, or other remarks.
     pub note: Option<String>,
 }
 
 impl LinkContext {
+    /// The ceiling for a direction (`upload` leaves this host, `download` arrives).
+    pub fn ceiling_for(&self, direction: &str) -> Option<&Ceiling> {
+        if direction == "download" { self.download_ceiling.as_ref() } else { self.ceiling.as_ref() }
+    }
+
     /// Ids of the doctor's findings worse than `info`, worst first.
     pub fn serious_findings(&self) -> Vec<&'static str> {
         self.doctor
@@ -67,7 +76,10 @@ pub fn shaped_goodput(rate: u64, mtu: u32) -> (u64, u64) {
 
 /// Combines the link's theoretical goodput and a shaper into the ceiling.
 pub fn ceiling(doctor: Option<&InterfaceReport>, shaper: Option<&RateLimit>, iface: &str) -> Option<Ceiling> {
-    let link = doctor.and_then(|d| d.link.goodput.map(|g| (g, d.link.mtu.unwrap_or(1500))));
+    // A virtual interface (veth, bridge, tun: no bus device behind it) reports a nominal
+    // speed that limits nothing; only a shaper gives it a ceiling.
+    let link =
+        doctor.filter(|d| d.link.bus.is_some()).and_then(|d| d.link.goodput.map(|g| (g, d.link.mtu.unwrap_or(1500))));
     let mtu = doctor.and_then(|d| d.link.mtu).unwrap_or(1500);
     let from_link = link.map(|(g, _)| Ceiling {
         tcp_bps: g.tcp_bps,
@@ -108,7 +120,10 @@ pub fn for_peer(peer: IpAddr) -> LinkContext {
         };
     }
     let Some(iface) = wireperf_doctor::interface_for(peer) else {
-        return LinkContext { note: Some(format!("no route to {peer} found in the routing table")), ..Default::default() };
+        return LinkContext {
+            note: Some(format!("no route to {peer} found in the routing table")),
+            ..Default::default()
+        };
     };
     let opts = InspectOptions { interfaces: vec![iface.clone()], ..Default::default() };
     let (doctor, mut note) = match wireperf_doctor::inspect(&opts) {
@@ -117,10 +132,16 @@ pub fn for_peer(peer: IpAddr) -> LinkContext {
     };
     let shaper = wireperf_doctor::root_rate_limit(&iface).ok().flatten();
     let ceiling = ceiling(doctor.as_ref(), shaper.as_ref(), &iface);
-    if ceiling.is_none() && note.is_none() {
+    let download_ceiling = self::ceiling(doctor.as_ref(), None, &iface);
+    let is_virtual = doctor.as_ref().is_some_and(|d| d.link.bus.is_none());
+    if note.is_none() && is_virtual {
+        note = Some(format!(
+            "{iface} is a virtual interface: its reported speed is nominal, so only a traffic shaper sets a ceiling"
+        ));
+    } else if ceiling.is_none() && note.is_none() {
         note = Some(format!("{iface} reports no link speed and no shaper: no ceiling to judge against"));
     }
-    LinkContext { iface: Some(iface), doctor, shaper, ceiling, note }
+    LinkContext { iface: Some(iface), doctor, shaper, ceiling, download_ceiling, note }
 }
 
 #[cfg(test)]

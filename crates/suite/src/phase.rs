@@ -19,6 +19,8 @@ pub enum Phase {
     Bidir,
     /// UDP client → server at a rate derived from the link.
     Udp,
+    /// A real file (`--path`) sent client → server with iperf3's `-F` semantics.
+    File,
 }
 
 impl Phase {
@@ -29,6 +31,7 @@ impl Phase {
             Phase::Download => "download",
             Phase::Bidir => "bidir",
             Phase::Udp => "udp",
+            Phase::File => "file",
         }
     }
 
@@ -36,7 +39,7 @@ impl Phase {
     pub fn params(self, time: u32, parallel: u32, udp_rate: u64) -> TestParams {
         let mut p = TestParams { time, parallel, ..Default::default() };
         match self {
-            Phase::Upload => {}
+            Phase::Upload | Phase::File => {}
             Phase::Download => p.reverse = true,
             Phase::Bidir => p.bidirectional = true,
             Phase::Udp => {
@@ -58,8 +61,12 @@ pub struct PhaseResult {
     pub upload_bps: f64,
     /// Server → client goodput at the receiver, bit/s (0 when not measured).
     pub download_bps: f64,
-    /// TCP retransmits of the senders in this phase.
+    /// TCP retransmits of the senders in this phase (both directions together).
     pub retransmits: u64,
+    /// TCP retransmits of the client → server direction.
+    pub upload_retransmits: u64,
+    /// TCP retransmits of the server → client direction.
+    pub download_retransmits: u64,
     /// UDP: datagrams lost / sent, when the phase is UDP.
     pub udp_loss: Option<(i64, i64)>,
     /// The error, when the phase failed.
@@ -80,19 +87,33 @@ impl PhaseResult {
     /// Reads the phase's figures from its report.
     pub fn from_report(phase: Phase, report: TestReport, error: Option<String>) -> Self {
         let e = &report.end;
-        let (upload_bps, download_bps, retransmits) = match phase {
-            Phase::Upload | Phase::Udp => (bps(e.sum_received.as_ref()), 0.0, retr(e.sum_sent.as_ref())),
-            Phase::Download => (0.0, bps(e.sum_received.as_ref()), retr(e.sum_sent.as_ref())),
+        let (upload_bps, download_bps, upload_retransmits, download_retransmits) = match phase {
+            Phase::Upload | Phase::Udp | Phase::File => {
+                (bps(e.sum_received.as_ref()), 0.0, retr(e.sum_sent.as_ref()), 0)
+            }
+            Phase::Download => (0.0, bps(e.sum_received.as_ref()), 0, retr(e.sum_sent.as_ref())),
             Phase::Bidir => (
                 bps(e.sum_received.as_ref()),
                 bps(e.sum_received_bidir_reverse.as_ref()),
-                retr(e.sum_sent.as_ref()) + retr(e.sum_sent_bidir_reverse.as_ref()),
+                retr(e.sum_sent.as_ref()),
+                retr(e.sum_sent_bidir_reverse.as_ref()),
             ),
         };
+        let retransmits = upload_retransmits + download_retransmits;
         let udp_loss = (phase == Phase::Udp)
             .then(|| e.sum.as_ref().map(|s| (s.lost_packets.unwrap_or(0), s.packets.unwrap_or(0))))
             .flatten();
-        Self { phase, upload_bps, download_bps, retransmits, udp_loss, error, report }
+        Self {
+            phase,
+            upload_bps,
+            download_bps,
+            retransmits,
+            upload_retransmits,
+            download_retransmits,
+            udp_loss,
+            error,
+            report,
+        }
     }
 }
 

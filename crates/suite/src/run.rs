@@ -117,7 +117,13 @@ pub fn loopback_baseline(secs: u32, parallel: u32) -> Result<f64, String> {
     let mut c = ClientConfig::new("127.0.0.1", Default::default());
     c.port = port;
     c.interval = None;
-    let r = run_phase(&c, Phase::Upload, Phase::Upload.params(secs, parallel, 0), &mut NullObserver, &AtomicBool::new(false));
+    let r = run_phase(
+        &c,
+        Phase::Upload,
+        Phase::Upload.params(secs, parallel, 0),
+        &mut NullObserver,
+        &AtomicBool::new(false),
+    );
     stop.store(true, Ordering::Relaxed);
     let _ = t.join();
     match r.error {
@@ -157,7 +163,15 @@ pub fn run_suite(cfg: &SuiteConfig, progress: &mut dyn Progress, interrupt: &Ato
         results.push(r);
     }
     let verdicts = verdict::judge_all(&results, &link);
-    let mut remarks: Vec<String> = verdict::asymmetry(&results).into_iter().collect();
+    let mut remarks: Vec<String> = match &link.shaper {
+        // An egress shaper explains an upload slower than the download; say that instead.
+        Some(s) => vec![format!(
+            "uploads leave through a {} shaper limited to {}; downloads are not shaped by this host",
+            s.kind,
+            rate_words(s.rate_bps as f64)
+        )],
+        None => verdict::asymmetry(&results).into_iter().collect(),
+    };
     let mut loopback_baseline_bps = None;
     let slowest = results
         .iter()
@@ -192,6 +206,24 @@ pub fn run_suite(cfg: &SuiteConfig, progress: &mut dyn Progress, interrupt: &Ato
                 let best = results.iter().map(|p| p.upload_bps.max(p.download_bps)).fold(0.0, f64::max);
                 remarks.extend(disk::compare_with_network(&d, best));
                 disk = Some(d);
+                if !interrupt.load(Ordering::Relaxed) {
+                    progress.note("sending a real file from the disk (-F)");
+                    match send_file(cfg, dir, interrupt) {
+                        Ok(r) => {
+                            if r.error.is_none() && best > 0.0 {
+                                remarks.push(format!(
+                                    "a {} MiB file read from {} went over the network at {} (memory to network: {})",
+                                    cfg.disk_bytes / (1024 * 1024),
+                                    dir.display(),
+                                    rate_words(r.upload_bps),
+                                    rate_words(best)
+                                ));
+                            }
+                            results.push(r);
+                        }
+                        Err(e) => disk_error = Some(e),
+                    }
+                }
             }
             Err(e) => disk_error = Some(e.to_string()),
         }
@@ -209,4 +241,31 @@ pub fn run_suite(cfg: &SuiteConfig, progress: &mut dyn Progress, interrupt: &Ato
         disk,
         disk_error,
     }
+}
+
+/// Writes a test file in `dir`, sends it to the server with `-F` semantics (the test ends when
+/// the file is sent), and removes it.
+fn send_file(cfg: &SuiteConfig, dir: &std::path::Path, interrupt: &AtomicBool) -> Result<PhaseResult, String> {
+    let path = dir.join(format!(".wireperf-file-test-{}", std::process::id()));
+    let chunk: Vec<u8> = (0..1024 * 1024u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8).collect();
+    let write = || -> std::io::Result<()> {
+        use std::io::Write;
+        let mut f = std::fs::File::create(&path)?;
+        for _ in 0..cfg.disk_bytes.div_ceil(chunk.len() as u64).max(1) {
+            f.write_all(&chunk)?;
+        }
+        f.sync_all()
+    };
+    if let Err(e) = write() {
+        let _ = std::fs::remove_file(&path);
+        return Err(format!("cannot write the test file in {}: {e}", dir.display()));
+    }
+    let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    let mut base = cfg.base.clone();
+    base.file = Some(path.clone());
+    let mut params = Phase::File.params(0, 1, 0);
+    params.num = size;
+    let r = run_phase(&base, Phase::File, params, &mut NullObserver, interrupt);
+    let _ = std::fs::remove_file(&path);
+    Ok(r)
 }

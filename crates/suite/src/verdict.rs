@@ -85,11 +85,7 @@ pub fn judge(
     findings: &[&str],
 ) -> Verdict {
     let retr = if retransmits > 0 { format!(", with {} retransmits", thousands(retransmits)) } else { String::new() };
-    let see = if findings.is_empty() {
-        String::new()
-    } else {
-        format!("; see doctor finding {}", findings.join(", "))
-    };
+    let see = if findings.is_empty() { String::new() } else { format!("; see doctor finding {}", findings.join(", ")) };
     let Some(c) = ceiling else {
         return Verdict {
             phase: phase.into(),
@@ -98,7 +94,10 @@ pub fn judge(
             ceiling_bps: None,
             ratio: None,
             grade: Grade::Unknown,
-            text: format!("{direction} measured {}{retr} (no link ceiling to judge against){see}", rate_words(measured)),
+            text: format!(
+                "{direction} measured {}{retr} (no link ceiling to judge against){see}",
+                rate_words(measured)
+            ),
         };
     };
     let cap = if phase == "udp" { c.udp_bps } else { c.tcp_bps };
@@ -122,6 +121,35 @@ pub fn judge(
     }
 }
 
+/// What TCP_INFO says held this host's senders back in a phase ("limited-by" times summed over
+/// the streams this host sent on), in words; `None` when nothing stood out (under 20 %).
+pub fn limited_words(report: &wireperf_protocol::schema::TestReport) -> Option<String> {
+    let (mut busy, mut rwnd, mut sndbuf) = (0u64, 0u64, 0u64);
+    for s in report.end.streams.iter().filter_map(|e| e.sender.as_ref()).filter(|s| s.sender) {
+        busy += s.busy_time_us.unwrap_or(0);
+        rwnd += s.rwnd_limited_us.unwrap_or(0);
+        sndbuf += s.sndbuf_limited_us.unwrap_or(0);
+    }
+    if busy == 0 {
+        return None;
+    }
+    let pct = |x: u64| x as f64 * 100.0 / busy as f64;
+    let mut parts = Vec::new();
+    if pct(rwnd) >= 20.0 {
+        parts.push(format!(
+            "the receiver's window held the sender back {:.0}% of the time (raise the receiver's rmem or -w)",
+            pct(rwnd)
+        ));
+    }
+    if pct(sndbuf) >= 20.0 {
+        parts.push(format!(
+            "the send buffer held it back {:.0}% of the time (raise wmem or -w on this host)",
+            pct(sndbuf)
+        ));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
 /// Verdicts for every phase, plus the asymmetry remark.
 pub fn judge_all(phases: &[PhaseResult], link: &LinkContext) -> Vec<Verdict> {
     let findings = link.serious_findings();
@@ -129,15 +157,31 @@ pub fn judge_all(phases: &[PhaseResult], link: &LinkContext) -> Vec<Verdict> {
     for p in phases.iter().filter(|p| p.error.is_none()) {
         let name = p.phase.name();
         match p.phase {
+            // The file phase is judged against the disk, not the link (see `disk`).
+            Phase::File => {}
             Phase::Upload | Phase::Udp => {
-                out.push(judge(name, "upload", p.upload_bps, p.retransmits, link.ceiling.as_ref(), &findings));
+                let c = link.ceiling_for("upload");
+                out.push(judge(name, "upload", p.upload_bps, p.upload_retransmits, c, &findings));
             }
             Phase::Download => {
-                out.push(judge(name, "download", p.download_bps, p.retransmits, link.ceiling.as_ref(), &findings));
+                let c = link.ceiling_for("download");
+                out.push(judge(name, "download", p.download_bps, p.download_retransmits, c, &findings));
             }
             Phase::Bidir => {
-                out.push(judge(name, "upload", p.upload_bps, 0, link.ceiling.as_ref(), &findings));
-                out.push(judge(name, "download", p.download_bps, p.retransmits, link.ceiling.as_ref(), &findings));
+                let c = link.ceiling_for("upload");
+                out.push(judge(name, "upload", p.upload_bps, p.upload_retransmits, c, &findings));
+                let c = link.ceiling_for("download");
+                out.push(judge(name, "download", p.download_bps, p.download_retransmits, c, &findings));
+            }
+        }
+    }
+    // This host's senders know from TCP_INFO what held them back: add it to the upload
+    // verdicts (the client sends upload data).
+    for v in out.iter_mut().filter(|v| v.direction == "upload") {
+        if let Some(p) = phases.iter().find(|p| p.phase.name() == v.phase) {
+            if let Some(w) = limited_words(&p.report) {
+                v.text.push_str("; ");
+                v.text.push_str(&w);
             }
         }
     }
@@ -180,7 +224,8 @@ mod tests {
 
     #[test]
     fn the_sentence_from_the_issue() {
-        let v = judge("download", "download", 0.25 * 2.35e9, 1386, Some(&ceiling(2_350_000_000)), &["generic-usb-driver"]);
+        let v =
+            judge("download", "download", 0.25 * 2.35e9, 1386, Some(&ceiling(2_350_000_000)), &["generic-usb-driver"]);
         assert_eq!(v.grade, Grade::Slow);
         assert_eq!(
             v.text,
@@ -214,6 +259,8 @@ mod tests {
             upload_bps: up,
             download_bps: down,
             retransmits: 0,
+            upload_retransmits: 0,
+            download_retransmits: 0,
             udp_loss: None,
             error: None,
             report: Default::default(),
@@ -221,5 +268,27 @@ mod tests {
         let s = asymmetry(&[mk(Phase::Upload, 2.3e9, 0.0), mk(Phase::Download, 0.0, 0.6e9)]).unwrap();
         assert!(s.starts_with("download (600 Mbit/s) is 74% slower than upload"), "{s}");
         assert!(asymmetry(&[mk(Phase::Upload, 1e9, 0.0), mk(Phase::Download, 0.0, 0.9e9)]).is_none());
+    }
+
+    #[test]
+    fn tcp_info_limits_become_words() {
+        use wireperf_protocol::schema::{EndStream, Summary, TestReport};
+        let mut r = TestReport::default();
+        r.end.streams.push(EndStream {
+            sender: Some(Summary {
+                busy_time_us: Some(1_000_000),
+                rwnd_limited_us: Some(430_000),
+                sndbuf_limited_us: Some(10_000),
+                sender: true,
+                ..Default::default()
+            }),
+            ..Default::default()
+        });
+        let w = limited_words(&r).unwrap();
+        assert!(w.starts_with("the receiver's window held the sender back 43% of the time"), "{w}");
+        assert!(!w.contains("send buffer"));
+        // A stream the peer sent on (sender flag false) is not this host's to judge.
+        r.end.streams[0].sender.as_mut().unwrap().sender = false;
+        assert_eq!(limited_words(&r), None);
     }
 }

@@ -29,11 +29,7 @@ pub fn set_thread_affinity(cpu: usize) -> io::Result<()> {
     unsafe { libc::CPU_SET(cpu, &mut set) };
     // SAFETY: `set` is a valid cpu_set_t of the size passed; pid 0 is the calling thread.
     let rc = unsafe { libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &set) };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
+    if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
 }
 
 /// The CPUs the calling thread may run on (`sched_getaffinity(0)`), in ascending order.
@@ -48,9 +44,7 @@ pub fn thread_affinity() -> io::Result<Vec<usize>> {
     // SAFETY: sched_getaffinity succeeded and filled the set (which started zeroed).
     let set = unsafe { set.assume_init() };
     // SAFETY: CPU_ISSET only reads a bit of `set`; every `c < CPU_SETSIZE` is in bounds.
-    Ok((0..MAX_CPUS)
-        .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
-        .collect())
+    Ok((0..MAX_CPUS).filter(|&c| unsafe { libc::CPU_ISSET(c, &set) }).collect())
 }
 
 /// The CPU the calling thread is running on right now (`sched_getcpu`).
@@ -102,11 +96,7 @@ mod tests {
             // CPU 1023 does not exist on a test machine: the kernel refuses (EINVAL).
             let e = set_thread_affinity(MAX_CPUS - 1).unwrap_err();
             assert_eq!(e.raw_os_error(), Some(libc::EINVAL));
-            assert_eq!(
-                thread_affinity().unwrap(),
-                before,
-                "mask unchanged on error"
-            );
+            assert_eq!(thread_affinity().unwrap(), before, "mask unchanged on error");
         })
         .join()
         .unwrap();

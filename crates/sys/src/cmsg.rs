@@ -21,10 +21,7 @@ impl CmsgBuf {
 /// `msg.msg_control` must be null or point to at least `msg.msg_controllen` initialised bytes,
 /// aligned for `cmsghdr`, that stay alive and unmodified for the duration of the call (the
 /// state right after a successful `recvmsg`/`recvmmsg` into a [`CmsgBuf`]).
-pub(crate) unsafe fn for_each(
-    msg: &libc::msghdr,
-    mut f: impl FnMut(libc::c_int, libc::c_int, &[u8]),
-) {
+pub(crate) unsafe fn for_each(msg: &libc::msghdr, mut f: impl FnMut(libc::c_int, libc::c_int, &[u8])) {
     if msg.msg_control.is_null() {
         return;
     }

@@ -21,10 +21,7 @@ use crate::raw;
 /// Blocking behaviour follows the socket (non-blocking sockets return `WouldBlock`). A datagram
 /// longer than `buf` is truncated to `buf.len()`, as with `recv`.
 pub fn recv_with_drop_counter(fd: impl AsFd, buf: &mut [u8]) -> io::Result<(usize, Option<u32>)> {
-    let mut iov = libc::iovec {
-        iov_base: buf.as_mut_ptr().cast(),
-        iov_len: buf.len(),
-    };
+    let mut iov = libc::iovec { iov_base: buf.as_mut_ptr().cast(), iov_len: buf.len() };
     let mut control = CmsgBuf::new();
     // SAFETY: an all-zero msghdr is valid (null pointers, zero lengths).
     let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
@@ -93,11 +90,7 @@ mod tests {
             queued += 1;
         };
         assert!(queued > 0 && queued < 200, "queued {queued}");
-        assert_eq!(
-            drops,
-            Some(200 - queued),
-            "every datagram not queued was dropped"
-        );
+        assert_eq!(drops, Some(200 - queued), "every datagram not queued was dropped");
     }
 
     #[test]

@@ -19,9 +19,13 @@
 //! - [`time`]: local-time `strftime` for `--timestamps`.
 //! - [`daemon`]: `daemon(3)` for `-D`.
 //! - [`affinity`]: pin the calling thread to a CPU (`-A`, `sched_setaffinity`).
+//! - [`clock`]: `CLOCK_MONOTONIC` as a value (iperf3's UDP timestamps) and the thread's timer
+//!   slack (precise pacing sleeps).
 //! - [`udp_batch`]: `sendmmsg`/`recvmmsg`: many equal-size datagrams per syscall.
 //! - [`udp_gso`]: UDP GSO send (`UDP_SEGMENT`) and GRO receive (`UDP_GRO`), with a capability
 //!   probe and [`udp_gso::UdpSender`], which falls back to `sendmmsg` when the route refuses GSO.
+//! - [`zerocopy`]: `sendfile` from a `memfd` block, `MSG_ZEROCOPY` with error-queue completion
+//!   reaping, and `recv(MSG_TRUNC)` (discard without copying): `-Z` and `--skip-rx-copy`.
 //! - `raw` (private): the generic `getsockopt`/`setsockopt` helpers everything above uses.
 //! - `cmsg` (private): aligned control-message buffers and a bounds-checked cmsg walker.
 //!
@@ -35,8 +39,9 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod affinity;
-pub mod daemon;
+pub mod clock;
 mod cmsg;
+pub mod daemon;
 pub mod drop_counter;
 mod raw;
 pub mod rusage;
@@ -46,6 +51,7 @@ pub mod time;
 pub mod udp_batch;
 pub mod udp_gso;
 pub mod uname;
+pub mod zerocopy;
 
 #[cfg(test)]
 mod testutil;

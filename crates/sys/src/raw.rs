@@ -23,6 +23,8 @@ unsafe impl Pod for libc::c_int {}
 unsafe impl Pod for u32 {}
 // SAFETY: integers accept every bit pattern.
 unsafe impl Pod for u64 {}
+// SAFETY: arrays of integers accept every bit pattern.
+unsafe impl<const N: usize> Pod for [u32; N] {}
 // SAFETY: `tcp_info` is a `#[repr(C)]` struct of u8/u16/u32/u64 fields only.
 unsafe impl Pod for libc::tcp_info {}
 
@@ -43,13 +45,8 @@ pub(crate) fn setsockopt<T: Pod>(
     let len = socklen_of::<T>()?;
     // SAFETY: `fd` is a live descriptor for the borrow's lifetime; `value` points to `len`
     // readable bytes that stay borrowed for the duration of the call.
-    let rc =
-        unsafe { libc::setsockopt(fd.as_raw_fd(), level, name, (value as *const T).cast(), len) };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
+    let rc = unsafe { libc::setsockopt(fd.as_raw_fd(), level, name, (value as *const T).cast(), len) };
+    if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
 }
 
 /// `getsockopt(fd, level, name)` into a zero-initialised `T`.
@@ -57,11 +54,7 @@ pub(crate) fn setsockopt<T: Pod>(
 /// Returns the value and the number of bytes the kernel wrote. When the kernel writes fewer
 /// bytes than `size_of::<T>()` (an older kernel with a shorter struct), the remaining bytes stay
 /// zero.
-pub(crate) fn getsockopt<T: Pod>(
-    fd: BorrowedFd<'_>,
-    level: libc::c_int,
-    name: libc::c_int,
-) -> io::Result<(T, usize)> {
+pub(crate) fn getsockopt<T: Pod>(fd: BorrowedFd<'_>, level: libc::c_int, name: libc::c_int) -> io::Result<(T, usize)> {
     getsockopt_len::<T>(fd, level, name, size_of::<T>())
 }
 
@@ -79,15 +72,7 @@ pub(crate) fn getsockopt_len<T: Pod>(
     let mut value = MaybeUninit::<T>::zeroed();
     // SAFETY: `fd` is live for the borrow; `value` has room for `size_of::<T>() >= len` bytes
     // and `len` is a valid, writable socklen_t.
-    let rc = unsafe {
-        libc::getsockopt(
-            fd.as_raw_fd(),
-            level,
-            name,
-            value.as_mut_ptr().cast(),
-            &mut len,
-        )
-    };
+    let rc = unsafe { libc::getsockopt(fd.as_raw_fd(), level, name, value.as_mut_ptr().cast(), &mut len) };
     if rc != 0 {
         return Err(io::Error::last_os_error());
     }

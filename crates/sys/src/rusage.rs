@@ -41,10 +41,7 @@ impl CpuTimes {
     /// Component-wise `self - earlier`, clamped at zero (the kernel's split between user and
     /// system time is re-estimated on each call, so one component can step back slightly).
     pub fn saturating_sub(&self, earlier: &CpuTimes) -> CpuTimes {
-        CpuTimes {
-            user: self.user.saturating_sub(earlier.user),
-            system: self.system.saturating_sub(earlier.system),
-        }
+        CpuTimes { user: self.user.saturating_sub(earlier.user), system: self.system.saturating_sub(earlier.system) }
     }
 }
 
@@ -67,10 +64,7 @@ fn getrusage(who: libc::c_int) -> io::Result<CpuTimes> {
     }
     // SAFETY: getrusage succeeded and filled the struct (and it started zeroed; all-integer).
     let ru = unsafe { ru.assume_init() };
-    Ok(CpuTimes {
-        user: timeval_to_duration(ru.ru_utime),
-        system: timeval_to_duration(ru.ru_stime),
-    })
+    Ok(CpuTimes { user: timeval_to_duration(ru.ru_utime), system: timeval_to_duration(ru.ru_stime) })
 }
 
 fn timeval_to_duration(tv: libc::timeval) -> Duration {
@@ -116,11 +110,7 @@ impl CpuUtil {
             return CpuUtil::default();
         }
         let pct = |d: Duration| d.as_secs_f64() / wall * 100.0;
-        CpuUtil {
-            total_pct: pct(process_clock),
-            user_pct: pct(rusage.user),
-            system_pct: pct(rusage.system),
-        }
+        CpuUtil { total_pct: pct(process_clock), user_pct: pct(rusage.user), system_pct: pct(rusage.system) }
     }
 }
 
@@ -139,11 +129,7 @@ pub struct CpuSampler {
 impl CpuSampler {
     /// Takes the start mark now.
     pub fn start() -> io::Result<Self> {
-        Ok(CpuSampler {
-            wall: Instant::now(),
-            clock: process_cpu_clock()?,
-            rusage: process_cpu_times()?,
-        })
+        Ok(CpuSampler { wall: Instant::now(), clock: process_cpu_clock()?, rusage: process_cpu_times()? })
     }
 
     /// Utilisation from the start mark until now. May be called repeatedly (e.g. per interval
@@ -177,10 +163,7 @@ mod tests {
         let u = CpuUtil::from_deltas(
             Duration::from_secs(2),
             Duration::from_millis(1500),
-            CpuTimes {
-                user: Duration::from_millis(500),
-                system: Duration::from_millis(1000),
-            },
+            CpuTimes { user: Duration::from_millis(500), system: Duration::from_millis(1000) },
         );
         assert_eq!(u.total_pct, 75.0);
         assert_eq!(u.user_pct, 25.0);
@@ -195,14 +178,8 @@ mod tests {
 
     #[test]
     fn saturating_sub_never_goes_negative() {
-        let a = CpuTimes {
-            user: Duration::from_millis(5),
-            system: Duration::from_millis(10),
-        };
-        let b = CpuTimes {
-            user: Duration::from_millis(7),
-            system: Duration::from_millis(3),
-        };
+        let a = CpuTimes { user: Duration::from_millis(5), system: Duration::from_millis(10) };
+        let b = CpuTimes { user: Duration::from_millis(7), system: Duration::from_millis(3) };
         let d = a.saturating_sub(&b);
         assert_eq!(d.user, Duration::ZERO);
         assert_eq!(d.system, Duration::from_millis(7));

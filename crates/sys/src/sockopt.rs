@@ -12,7 +12,8 @@
 //! | `-N` | [`set_nodelay`] / [`nodelay`] (`TCP_NODELAY`) |
 //! | `--fq-rate` | [`set_max_pacing_rate`] / [`max_pacing_rate`] (`SO_MAX_PACING_RATE`) |
 //! | `--dont-fragment` | [`set_dont_fragment`] / [`dont_fragment`] |
-//! | UDP receive drops | [`set_rxq_ovfl`] / [`rxq_ovfl`], read with [`crate::drop_counter`] |
+//! | UDP receive drops | [`set_rxq_ovfl`] / [`rxq_ovfl`], read with [`crate::drop_counter`]; the same counter at any time with [`socket_drops`] |
+//! | exact UDP sends | [`set_recverr`] (`IP_RECVERR`: a datagram dropped by the local qdisc fails with `ENOBUFS` instead of vanishing) |
 //!
 //! socket2 (through [`SockRef`]) covers what it can; libc covers the rest (pacing, PMTU
 //! discovery, `SO_RXQ_OVFL`). TCP-only options on a UDP socket fail with the kernel's errno
@@ -102,11 +103,7 @@ pub fn set_tos(fd: impl AsFd, tos: u8) -> io::Result<()> {
 /// The type-of-service byte: `IPV6_TCLASS` on IPv6 sockets, `IP_TOS` on IPv4.
 pub fn tos(fd: impl AsFd) -> io::Result<u8> {
     let sock = SockRef::from(&fd);
-    let v = if is_ipv6(&fd)? {
-        sock.tclass_v6()?
-    } else {
-        sock.tos_v4()?
-    };
+    let v = if is_ipv6(&fd)? { sock.tclass_v6()? } else { sock.tos_v4()? };
     // Both options hold a single byte; mask rather than fail on an impossible wider value.
     Ok((v & 0xff) as u8)
 }
@@ -207,12 +204,7 @@ pub fn nodelay(fd: impl AsFd) -> io::Result<bool> {
 /// doctor should check. The 64-bit form needs a 64-bit kernel (Linux ≥ 4.20); on others the
 /// low 32 bits are used.
 pub fn set_max_pacing_rate(fd: impl AsFd, bytes_per_sec: u64) -> io::Result<()> {
-    raw::setsockopt(
-        fd.as_fd(),
-        libc::SOL_SOCKET,
-        libc::SO_MAX_PACING_RATE,
-        &bytes_per_sec,
-    )
+    raw::setsockopt(fd.as_fd(), libc::SOL_SOCKET, libc::SO_MAX_PACING_RATE, &bytes_per_sec)
 }
 
 /// The pacing cap in bytes/s (`u64::MAX` when uncapped).
@@ -236,11 +228,7 @@ pub fn set_dont_fragment(fd: impl AsFd, on: bool) -> io::Result<()> {
         let v: libc::c_int = on.into();
         raw::setsockopt(fd, libc::IPPROTO_IPV6, libc::IPV6_DONTFRAG, &v)
     } else {
-        let v = if on {
-            libc::IP_PMTUDISC_DO
-        } else {
-            libc::IP_PMTUDISC_WANT
-        };
+        let v = if on { libc::IP_PMTUDISC_DO } else { libc::IP_PMTUDISC_WANT };
         raw::setsockopt(fd, libc::IPPROTO_IP, libc::IP_MTU_DISCOVER, &v)
     }
 }
@@ -269,6 +257,40 @@ pub fn set_rxq_ovfl(fd: impl AsFd, on: bool) -> io::Result<()> {
 pub fn rxq_ovfl(fd: impl AsFd) -> io::Result<bool> {
     let (v, _) = raw::getsockopt::<libc::c_int>(fd.as_fd(), libc::SOL_SOCKET, libc::SO_RXQ_OVFL)?;
     Ok(v != 0)
+}
+
+/// The socket's drop counter (`sk_drops`: datagrams dropped because the receive queue was
+/// full, the very count `SO_RXQ_OVFL` attaches to received datagrams), read with
+/// `getsockopt(SO_MEMINFO)` at any moment, including after the last datagram arrived.
+/// Cumulative and wrapping (`u32`): take wrapping differences.
+pub fn socket_drops(fd: impl AsFd) -> io::Result<u32> {
+    /// `SK_MEMINFO_DROPS` in `linux/sock_diag.h`.
+    const SK_MEMINFO_DROPS: usize = 8;
+    let (v, len) = raw::getsockopt::<[u32; 16]>(fd.as_fd(), libc::SOL_SOCKET, libc::SO_MEMINFO)?;
+    if len < (SK_MEMINFO_DROPS + 1) * 4 {
+        return Err(io::Error::new(io::ErrorKind::Unsupported, "SO_MEMINFO has no drop counter"));
+    }
+    Ok(v[SK_MEMINFO_DROPS])
+}
+
+/// Enables extended error reporting (`IP_RECVERR`, and `IPV6_RECVERR` on IPv6 sockets).
+///
+/// For a UDP sender this makes drops visible: without it Linux reports success for a datagram
+/// that the local qdisc or device queue dropped (`ENOBUFS` is swallowed and only counted in
+/// `SndbufErrors`); with it the send fails with `ENOBUFS`, so the sender can count the datagram
+/// as not sent instead of the receiver counting it as lost.
+pub fn set_recverr(fd: impl AsFd, on: bool) -> io::Result<()> {
+    let fd = fd.as_fd();
+    let v: libc::c_int = on.into();
+    if is_ipv6(&fd)? {
+        raw::setsockopt(fd, libc::IPPROTO_IPV6, libc::IPV6_RECVERR, &v)?;
+        // v4-mapped destinations leave as IPv4; the IPv4 option may be refused on a v6-only
+        // socket, which is harmless.
+        let _ = raw::setsockopt(fd, libc::IPPROTO_IP, libc::IP_RECVERR, &v);
+        Ok(())
+    } else {
+        raw::setsockopt(fd, libc::IPPROTO_IP, libc::IP_RECVERR, &v)
+    }
 }
 
 #[cfg(test)]

@@ -15,10 +15,7 @@ fn tcp_socket_v4() -> Socket {
 fn congestion_roundtrip_and_unknown_name() {
     let (c, _s) = tcp_pair_v4();
     let default = congestion(&c).unwrap();
-    assert!(
-        !default.is_empty() && !default.contains('\0'),
-        "{default:?}"
-    );
+    assert!(!default.is_empty() && !default.contains('\0'), "{default:?}");
     // reno is always built in.
     set_congestion(&c, "reno").unwrap();
     assert_eq!(congestion(&c).unwrap(), "reno");
@@ -45,16 +42,12 @@ fn mss_set_before_connect_limits_segments() {
     assert_eq!(mss(&sock).unwrap(), 536, "unconnected default");
     set_mss(&sock, 1000).unwrap();
     assert_eq!(mss(&sock).unwrap(), 1000);
-    sock.connect(&listener.local_addr().unwrap().into())
-        .unwrap();
+    sock.connect(&listener.local_addr().unwrap().into()).unwrap();
     let (_server, _) = listener.accept().unwrap();
     let info = tcp_info(&sock).unwrap();
     assert!(info.snd_mss <= 1000, "{info:?}");
     assert!(mss(&sock).unwrap() <= 1000);
-    assert_eq!(
-        set_mss(tcp_socket_v4(), 10).unwrap_err().raw_os_error(),
-        Some(libc::EINVAL)
-    );
+    assert_eq!(set_mss(tcp_socket_v4(), 10).unwrap_err().raw_os_error(), Some(libc::EINVAL));
 }
 
 #[test]
@@ -80,11 +73,7 @@ fn tos_by_family() {
     if let Some((c6, _s6)) = tcp_pair_v6() {
         set_tos(&c6, 0x20).unwrap();
         assert_eq!(tos(&c6).unwrap(), 0x20);
-        assert_eq!(
-            SockRef::from(&c6).tos_v4().unwrap(),
-            0x20,
-            "v4-mapped marking"
-        );
+        assert_eq!(SockRef::from(&c6).tos_v4().unwrap(), 0x20, "v4-mapped marking");
     }
 }
 
@@ -95,8 +84,7 @@ fn bind_to_loopback_device() {
     assert_eq!(bound_device(&sock).unwrap(), None);
     bind_to_device(&sock, Some("lo")).unwrap();
     assert_eq!(bound_device(&sock).unwrap().as_deref(), Some("lo"));
-    sock.connect(&listener.local_addr().unwrap().into())
-        .unwrap();
+    sock.connect(&listener.local_addr().unwrap().into()).unwrap();
     bind_to_device(&sock, None).unwrap();
     assert_eq!(bound_device(&sock).unwrap(), None);
 
@@ -121,35 +109,17 @@ fn user_timeout_roundtrip() {
 fn keepalive_full_and_partial() {
     let (c, s) = tcp_pair_v4();
     assert_eq!(keepalive(&c).unwrap(), None);
-    let want = Keepalive {
-        idle_secs: Some(10),
-        interval_secs: Some(3),
-        count: Some(4),
-    };
+    let want = Keepalive { idle_secs: Some(10), interval_secs: Some(3), count: Some(4) };
     set_keepalive(&c, &want).unwrap();
     assert_eq!(keepalive(&c).unwrap(), Some(want));
 
     // Only idle given: the others keep the system defaults, whatever they are.
-    set_keepalive(
-        &s,
-        &Keepalive {
-            idle_secs: Some(20),
-            ..Keepalive::default()
-        },
-    )
-    .unwrap();
+    set_keepalive(&s, &Keepalive { idle_secs: Some(20), ..Keepalive::default() }).unwrap();
     let got = keepalive(&s).unwrap().unwrap();
     assert_eq!(got.idle_secs, Some(20));
     assert!(got.interval_secs.unwrap() > 0 && got.count.unwrap() > 0);
 
-    let e = set_keepalive(
-        &c,
-        &Keepalive {
-            count: Some(0),
-            ..Keepalive::default()
-        },
-    )
-    .unwrap_err();
+    let e = set_keepalive(&c, &Keepalive { count: Some(0), ..Keepalive::default() }).unwrap_err();
     assert_eq!(e.raw_os_error(), Some(libc::EINVAL));
 }
 
@@ -165,11 +135,7 @@ fn nodelay_roundtrip() {
 #[test]
 fn pacing_rate_roundtrip_and_visible_in_tcp_info() {
     let (mut c, mut s) = tcp_pair_v4();
-    assert_eq!(
-        max_pacing_rate(&c).unwrap(),
-        u64::MAX,
-        "uncapped by default"
-    );
+    assert_eq!(max_pacing_rate(&c).unwrap(), u64::MAX, "uncapped by default");
     let rate = 5_000_000_000u64; // > u32::MAX: needs the 64-bit form
     set_max_pacing_rate(&c, rate).unwrap();
     assert_eq!(max_pacing_rate(&c).unwrap(), rate);
@@ -236,4 +202,32 @@ fn bad_fd_types_error_cleanly() {
     assert!(max_pacing_rate(&f).is_err());
     assert!(dont_fragment(&f).is_err());
     assert!(keepalive(&f).is_err());
+}
+
+#[test]
+fn socket_drops_counts_receive_queue_overflow() {
+    let (tx, rx) = udp_pair_v4();
+    assert_eq!(socket_drops(&rx).unwrap(), 0);
+    set_recv_buffer(&rx, 4096).unwrap();
+    for _ in 0..200 {
+        tx.send(&[7u8; 1000]).unwrap();
+    }
+    rx.set_nonblocking(true).unwrap();
+    let mut queued = 0u32;
+    let mut buf = [0u8; 2048];
+    // Loopback delivers synchronously in send(), so everything is queued or dropped by now.
+    while rx.recv(&mut buf).is_ok() {
+        queued += 1;
+    }
+    assert!(queued > 0 && queued < 200);
+    assert_eq!(socket_drops(&rx).unwrap(), 200 - queued);
+}
+
+#[test]
+fn recverr_on_both_families() {
+    let (tx, _) = udp_pair_v4();
+    set_recverr(&tx, true).unwrap();
+    if let Ok(u) = std::net::UdpSocket::bind("[::1]:0") {
+        set_recverr(&u, true).unwrap();
+    }
 }

@@ -145,8 +145,7 @@ impl TcpInfo {
 ///
 /// Errors: `ENOPROTOOPT`/`EOPNOTSUPP` on a non-TCP socket, `EBADF`/`ENOTSOCK` on a bad fd.
 pub fn tcp_info(fd: impl AsFd) -> io::Result<TcpInfo> {
-    let (raw, len) =
-        raw::getsockopt::<libc::tcp_info>(fd.as_fd(), libc::IPPROTO_TCP, libc::TCP_INFO)?;
+    let (raw, len) = raw::getsockopt::<libc::tcp_info>(fd.as_fd(), libc::IPPROTO_TCP, libc::TCP_INFO)?;
     Ok(TcpInfo::from_raw(&raw, len))
 }
 
@@ -154,12 +153,7 @@ pub fn tcp_info(fd: impl AsFd) -> io::Result<TcpInfo> {
 /// would. Lets tests prove that the fields past the returned length read as 0.
 #[cfg(test)]
 fn tcp_info_truncated(fd: impl AsFd, offered: usize) -> io::Result<TcpInfo> {
-    let (raw, len) = raw::getsockopt_len::<libc::tcp_info>(
-        fd.as_fd(),
-        libc::IPPROTO_TCP,
-        libc::TCP_INFO,
-        offered,
-    )?;
+    let (raw, len) = raw::getsockopt_len::<libc::tcp_info>(fd.as_fd(), libc::IPPROTO_TCP, libc::TCP_INFO, offered)?;
     Ok(TcpInfo::from_raw(&raw, len))
 }
 
@@ -209,18 +203,12 @@ mod tests {
         assert!(tx.bytes_acked >= PAYLOAD as u64, "{tx:?}");
         assert!(tx.bytes_sent >= PAYLOAD as u64);
         assert!(tx.snd_cwnd > 0 && tx.snd_mss > 0);
-        assert_eq!(
-            tx.cwnd_bytes(),
-            u64::from(tx.snd_cwnd) * u64::from(tx.snd_mss)
-        );
+        assert_eq!(tx.cwnd_bytes(), u64::from(tx.snd_cwnd) * u64::from(tx.snd_mss));
         assert!(tx.rtt_us > 0);
         assert!(tx.min_rtt_us > 0 && tx.min_rtt_us <= tx.rtt_us + tx.rttvar_us);
         // Loopback's MTU is 65536; the kernel caps IPv4 path MTU at 65535 (IP_MAX_MTU).
         assert!((1280..=65536).contains(&tx.pmtu), "{}", tx.pmtu);
-        assert!(
-            tx.snd_wnd > 0,
-            "kernel is ≥ 5.4, so tcpi_snd_wnd is present"
-        );
+        assert!(tx.snd_wnd > 0, "kernel is ≥ 5.4, so tcpi_snd_wnd is present");
         assert!(tx.segs_out > 0);
         // busy_time is kept in jiffies: a loopback transfer this short may well read 0.
         assert!(tx.rwnd_limited_us <= tx.busy_time_us && tx.sndbuf_limited_us <= tx.busy_time_us);

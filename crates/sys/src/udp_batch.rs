@@ -62,12 +62,7 @@ pub fn send_batch(fd: impl AsFd, buf: &[u8], seg_len: usize) -> io::Result<usize
 /// `buf[i * slot_len..][..lens[i]]`. On a blocking socket this waits for the first datagram and
 /// then takes whatever else is already queued, without waiting for more. Returns the number of
 /// datagrams received. A datagram longer than `slot_len` is truncated, as with `recv`.
-pub fn recv_batch(
-    fd: impl AsFd,
-    buf: &mut [u8],
-    slot_len: usize,
-    lens: &mut [usize],
-) -> io::Result<usize> {
+pub fn recv_batch(fd: impl AsFd, buf: &mut [u8], slot_len: usize, lens: &mut [usize]) -> io::Result<usize> {
     if slot_len == 0 {
         return Err(invalid("recv_batch: slot_len must be > 0"));
     }
@@ -91,13 +86,7 @@ pub fn recv_batch(
     // SAFETY: `hdrs[..n]` each point to one iovec covering a distinct slot of `buf`, which is
     // borrowed mutably; all outlive the call. A null timeout means no timeout.
     let rc = unsafe {
-        libc::recvmmsg(
-            fd.as_fd().as_raw_fd(),
-            hdrs.as_mut_ptr(),
-            vlen,
-            libc::MSG_WAITFORONE,
-            std::ptr::null_mut(),
-        )
+        libc::recvmmsg(fd.as_fd().as_raw_fd(), hdrs.as_mut_ptr(), vlen, libc::MSG_WAITFORONE, std::ptr::null_mut())
     };
     let got = raw::cvt(rc as isize)?.min(n);
     for (len, hdr) in lens.iter_mut().zip(&hdrs[..got]) {
@@ -164,10 +153,7 @@ mod tests {
     #[test]
     fn invalid_arguments_are_errors() {
         let (tx, rx) = udp_pair_v4();
-        assert_eq!(
-            send_batch(&tx, b"x", 0).unwrap_err().kind(),
-            io::ErrorKind::InvalidInput
-        );
+        assert_eq!(send_batch(&tx, b"x", 0).unwrap_err().kind(), io::ErrorKind::InvalidInput);
         assert_eq!(send_batch(&tx, b"", 10).unwrap(), 0);
         let mut lens = [0usize; 4];
         let e = recv_batch(&rx, &mut [0u8; 10], 100, &mut lens).unwrap_err();

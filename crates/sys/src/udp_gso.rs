@@ -92,10 +92,7 @@ pub fn set_gro(fd: impl AsFd, on: bool) -> io::Result<()> {
 /// Returns `(bytes, segment_size)`: the datagrams are `buf[..bytes].chunks(segment_size)` (the
 /// last may be shorter). Without coalescing, `segment_size == bytes`.
 pub fn recv_gro(fd: impl AsFd, buf: &mut [u8]) -> io::Result<(usize, usize)> {
-    let mut iov = libc::iovec {
-        iov_base: buf.as_mut_ptr().cast(),
-        iov_len: buf.len(),
-    };
+    let mut iov = libc::iovec { iov_base: buf.as_mut_ptr().cast(), iov_len: buf.len() };
     let mut control = CmsgBuf::new();
     // SAFETY: an all-zero msghdr is valid (null pointers, zero lengths).
     let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
@@ -133,9 +130,7 @@ pub struct UdpSender {
 impl UdpSender {
     /// Probes `fd` for GSO support.
     pub fn new(fd: impl AsFd) -> Self {
-        UdpSender {
-            gso: gso_supported(fd),
-        }
+        UdpSender { gso: gso_supported(fd) }
     }
 
     /// A sender that never uses GSO (for `--no-gso`-style switches and for tests).
@@ -150,21 +145,14 @@ impl UdpSender {
 
     /// Most datagrams of `seg_len` bytes one [`UdpSender::send`] can move: size batches to this.
     pub fn max_datagrams(&self, seg_len: usize) -> usize {
-        if self.gso && seg_len > 0 {
-            (MAX_GSO_BYTES / seg_len).clamp(1, MAX_GSO_SEGMENTS)
-        } else {
-            MAX_BATCH
-        }
+        if self.gso && seg_len > 0 { (MAX_GSO_BYTES / seg_len).clamp(1, MAX_GSO_SEGMENTS) } else { MAX_BATCH }
     }
 
     /// Sends a prefix of `buf` as datagrams of `seg_len` bytes (the last may be shorter) and
     /// returns how many datagrams went out; resend from `buf[sent * seg_len..]`.
     pub fn send(&mut self, fd: impl AsFd, buf: &[u8], seg_len: usize) -> io::Result<usize> {
         if seg_len == 0 {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "UdpSender::send: seg_len must be > 0",
-            ));
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "UdpSender::send: seg_len must be > 0"));
         }
         let fd = fd.as_fd();
         let take = self.max_datagrams(seg_len).min(buf.len().div_ceil(seg_len));
@@ -189,10 +177,7 @@ impl UdpSender {
 /// answer to a segment above the MTU), `EMSGSIZE` (newer kernels' answer to a segment above the
 /// MTU; sent without GSO, such a datagram is fragmented instead).
 fn is_gso_refusal(e: &io::Error) -> bool {
-    matches!(
-        e.raw_os_error(),
-        Some(libc::EIO | libc::EINVAL | libc::EMSGSIZE)
-    )
+    matches!(e.raw_os_error(), Some(libc::EIO | libc::EINVAL | libc::EMSGSIZE))
 }
 
 #[cfg(test)]

@@ -9,9 +9,7 @@ const SEG: usize = 1400;
 
 /// `count` segments of `SEG` bytes; segment `i` is filled with byte `i`.
 fn segments(count: usize) -> Vec<u8> {
-    (0..count)
-        .flat_map(|i| std::iter::repeat_n(i as u8, SEG))
-        .collect()
+    (0..count).flat_map(|i| std::iter::repeat_n(i as u8, SEG)).collect()
 }
 
 /// Receives datagrams with `recv` until `want` arrived; checks numbering.
@@ -135,10 +133,7 @@ fn sender_disables_gso_on_einval_and_resends() {
     assert_eq!(e.raw_os_error(), Some(libc::EINVAL));
 
     let mut s = UdpSender::new(&tx);
-    assert!(
-        s.gso_enabled(),
-        "the probe cannot see this; the first send does"
-    );
+    assert!(s.gso_enabled(), "the probe cannot see this; the first send does");
     assert_eq!(s.send(&tx, &data, SEG).unwrap(), 3);
     assert!(!s.gso_enabled(), "GSO switched off after EINVAL");
     assert_eq!(s.max_datagrams(SEG), MAX_BATCH);

@@ -28,10 +28,7 @@ pub struct Uname {
 impl Uname {
     /// The iperf3 `system_info` line: `"{sysname} {nodename} {release} {version} {machine}"`.
     pub fn system_info(&self) -> String {
-        format!(
-            "{} {} {} {} {}",
-            self.sysname, self.nodename, self.release, self.version, self.machine
-        )
+        format!("{} {} {} {} {}", self.sysname, self.nodename, self.release, self.version, self.machine)
     }
 }
 

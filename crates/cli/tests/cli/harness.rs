@@ -3,10 +3,10 @@
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::Read;
-use std::sync::{Arc, Mutex};
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The wireperf binary under test.
@@ -24,6 +24,10 @@ pub fn iperf3() -> PathBuf {
     }
     panic!("iperf3 is not installed: run the test command from the README (it installs Debian's iperf3)");
 }
+
+/// The history database every wireperf child of these tests uses, so that client runs are
+/// saved under the target directory and never into the developer's real home.
+pub const TEST_DB: &str = concat!(env!("CARGO_TARGET_TMPDIR"), "/cli-tests-history.sqlite");
 
 /// A port that was free a moment ago.
 pub fn free_port() -> u16 {
@@ -99,6 +103,7 @@ impl ServerProc {
 pub fn start_server(bin: &PathBuf, args: &[&str]) -> ServerProc {
     let port = free_port();
     let mut child = Command::new(bin)
+        .env("WIREPERF_DB", TEST_DB)
         .arg("-s")
         .arg("-p")
         .arg(port.to_string())
@@ -137,6 +142,7 @@ pub fn wait_for_port_without_connecting(port: u16) {
 /// Runs a client to completion with a time limit.
 pub fn run_client(bin: &PathBuf, args: &[&str]) -> Output {
     let mut child = Command::new(bin)
+        .env("WIREPERF_DB", TEST_DB)
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -89,7 +89,8 @@ fn omit_marks_intervals_and_excludes_them() {
     let iv = v["intervals"].as_array().expect("intervals");
     assert!(iv.iter().any(|i| i["sum"]["omitted"] == true), "an omitted interval");
     assert!(iv.iter().any(|i| i["sum"]["omitted"] == false), "a counted interval");
-    let counted: u64 = iv.iter().filter(|i| i["sum"]["omitted"] == false).map(|i| i["sum"]["bytes"].as_u64().unwrap_or(0)).sum();
+    let counted: u64 =
+        iv.iter().filter(|i| i["sum"]["omitted"] == false).map(|i| i["sum"]["bytes"].as_u64().unwrap_or(0)).sum();
     assert_eq!(counted, sent(&v), "the summary counts only the intervals after omit");
 }
 

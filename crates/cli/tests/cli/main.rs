@@ -4,13 +4,26 @@
 //!
 //! One test binary for the crate (link time matters on 2 cores); themes in modules.
 
+mod abuse;
+mod auth;
+mod concurrency;
+mod exporter;
+mod file_transfer;
 mod harness;
+mod history;
 mod interop_client;
 mod interop_server;
+mod iperf2;
 mod keytree;
+mod lab;
 mod options;
 mod params;
 mod regression;
+mod report;
 mod robustness;
 mod suite;
+mod suite_lab;
 mod text_layout;
+mod udp_interop;
+mod udp_lab;
+mod zerocopy;

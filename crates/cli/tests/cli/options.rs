@@ -19,7 +19,15 @@ fn verbose_prints_cpu_and_congestion() {
     let (out, _s) = client_vs_wireperf(&["-t", "1", "-V"]);
     assert_ok(&out);
     let text = String::from_utf8_lossy(&out.stdout);
-    for needle in ["Time: ", "      Cookie: ", "TCP MSS: ", "Starting Test: protocol: TCP, 1 streams, 131072 byte blocks", "Test Complete. Summary Results:", "CPU Utilization: local/sender ", "snd_tcp_congestion "] {
+    for needle in [
+        "Time: ",
+        "      Cookie: ",
+        "TCP MSS: ",
+        "Starting Test: protocol: TCP, 1 streams, 131072 byte blocks",
+        "Test Complete. Summary Results:",
+        "CPU Utilization: local/sender ",
+        "snd_tcp_congestion ",
+    ] {
         assert!(text.contains(needle), "missing {needle:?}:\n{text}");
     }
 }
@@ -99,10 +107,7 @@ fn daemon_writes_and_removes_its_pidfile() {
 fn idle_timeout_ends_a_one_off_server() {
     let port = free_port().to_string();
     let start = Instant::now();
-    let out = Command::new(wireperf())
-        .args(["-s", "-1", "-p", &port, "--idle-timeout", "1"])
-        .output()
-        .expect("server");
+    let out = Command::new(wireperf()).args(["-s", "-1", "-p", &port, "--idle-timeout", "1"]).output().expect("server");
     assert!(out.status.success());
     let took = start.elapsed();
     assert!(took >= Duration::from_millis(900) && took < Duration::from_secs(5), "{took:?}");

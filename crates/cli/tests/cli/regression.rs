@@ -11,7 +11,10 @@ fn bidir_streams_follow_the_clients_connection_order() {
     let server = start_server(&wireperf(), &[]);
     let port = server.port.to_string();
     for _ in 0..6 {
-        let out = run_client(&wireperf(), &["-c", "127.0.0.1", "-p", &port, "--bidir", "-P", "2", "-n", "4M", "-J", "-i", "0"]);
+        let out = run_client(
+            &wireperf(),
+            &["-c", "127.0.0.1", "-p", &port, "--bidir", "-P", "2", "-n", "4M", "-J", "-i", "0"],
+        );
         assert_ok(&out);
         let v = json_of(&out);
         assert!(u(&v, "/end/sum_received/bytes") >= 4 * 1024 * 1024 / 2, "{}", v["end"]);

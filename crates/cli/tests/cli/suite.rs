@@ -50,7 +50,11 @@ fn disk_check_on_a_temp_dir() {
     let d = &v["disk"];
     assert_eq!(d["bytes"], 16 * 1024 * 1024, "{v}");
     assert!(d["write_bytes_per_sec"].as_f64().unwrap_or(0.0) > 0.0);
-    assert_eq!(std::fs::read_dir(dir.path()).expect("dir").count(), 0, "the test file is removed");
+    // A real file from that directory was sent with -F semantics: exactly its size.
+    let file = v["phases"].as_array().and_then(|a| a.iter().find(|p| p["phase"] == "file")).expect("file phase");
+    assert!(file["error"].is_null(), "{file}");
+    assert_eq!(file["report"]["end"]["sum_sent"]["bytes"], 16 * 1024 * 1024);
+    assert_eq!(std::fs::read_dir(dir.path()).expect("dir").count(), 0, "the test files are removed");
 }
 
 #[test]
@@ -60,7 +64,8 @@ fn text_output_has_the_table_and_verdicts() {
     let out = run_client(&wireperf(), &["suite", "127.0.0.1", "-p", &port, "-t", "1"]);
     assert_ok(&out);
     let text = String::from_utf8_lossy(&out.stdout);
-    for needle in ["wireperf suite: 127.0.0.1", "phase", "upload", "download", "bidir", "verdicts:", "no link ceiling"] {
+    for needle in ["wireperf suite: 127.0.0.1", "phase", "upload", "download", "bidir", "verdicts:", "no link ceiling"]
+    {
         assert!(text.contains(needle), "missing {needle:?} in\n{text}");
     }
 }

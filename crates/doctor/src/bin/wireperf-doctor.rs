@@ -6,10 +6,7 @@ use clap::Parser;
 
 /// `wireperf-doctor [IFACE...] [--json] [--root DIR] ...`
 #[derive(Debug, Parser)]
-#[command(
-    name = "wireperf-doctor",
-    about = "Why is this link slow, and what is the fix"
-)]
+#[command(name = "wireperf-doctor", about = "Why is this link slow, and what is the fix")]
 struct Cli {
     #[command(flatten)]
     args: wireperf_doctor::cli::DoctorArgs,

@@ -64,15 +64,8 @@ impl Cmd {
 /// Runs a program with `LANG=C`; `None` when it is missing or fails.
 pub fn run(argv: &[String]) -> Option<String> {
     let (prog, args) = argv.split_first()?;
-    let out = Command::new(prog)
-        .args(args)
-        .env("LC_ALL", "C")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    let out = Command::new(prog).args(args).env("LC_ALL", "C").stdin(std::process::Stdio::null()).output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// The output of `cmd` for `iface`: run live, or read from the replay file.
@@ -83,9 +76,7 @@ pub fn output(root: &Root, iface: &str, cmd: Cmd) -> Option<String> {
         root.capture(&rel, &text);
         Some(text)
     } else {
-        root.read_bytes(&rel)
-            .ok()
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
+        root.read_bytes(&rel).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
     }
 }
 
@@ -102,11 +93,7 @@ pub struct IpLink {
 pub fn parse_ip_link(json: &str) -> Option<IpLink> {
     let v: serde_json::Value = serde_json::from_str(json).ok()?;
     let o = v.as_array()?.first()?;
-    let num = |k: &str| {
-        o.get(k)
-            .and_then(|x| x.as_u64())
-            .and_then(|x| u32::try_from(x).ok())
-    };
+    let num = |k: &str| o.get(k).and_then(|x| x.as_u64()).and_then(|x| u32::try_from(x).ok());
     Some(IpLink {
         max_mtu: num("max_mtu").filter(|&m| m > 0),
         qdisc: o.get("qdisc").and_then(|x| x.as_str()).map(String::from),
@@ -117,15 +104,9 @@ pub fn parse_ip_link(json: &str) -> Option<IpLink> {
 pub fn parse_tc_qdisc(json: &str) -> Option<QdiscInfo> {
     let v: serde_json::Value = serde_json::from_str(json).ok()?;
     let arr = v.as_array()?;
-    let q = arr
-        .iter()
-        .find(|q| q.get("root").and_then(|r| r.as_bool()) == Some(true))
-        .or_else(|| arr.first())?;
+    let q = arr.iter().find(|q| q.get("root").and_then(|r| r.as_bool()) == Some(true)).or_else(|| arr.first())?;
     // mq/multiq parents report the sum of their children's drops themselves.
-    Some(QdiscInfo {
-        kind: q.get("kind")?.as_str()?.to_string(),
-        drops: q.get("drops").and_then(|d| d.as_u64()),
-    })
+    Some(QdiscInfo { kind: q.get("kind")?.as_str()?.to_string(), drops: q.get("drops").and_then(|d| d.as_u64()) })
 }
 
 /// `ethtool -i`: (driver, version, firmware-version); empty values become `None`.
@@ -256,11 +237,7 @@ pub fn parse_ethtool(text: &str) -> (Option<LinkModes>, Option<u32>, Option<Dupl
         p.dedup();
     }
     let partner = partner.filter(|p| !p.is_empty());
-    let modes = any_supported_line.then_some(LinkModes {
-        supported,
-        partner,
-        autoneg,
-    });
+    let modes = any_supported_line.then_some(LinkModes { supported, partner, autoneg });
     (modes, speed, duplex)
 }
 
@@ -312,21 +289,13 @@ mod tests {
         let g = "Ring parameters for enp3s0:\nPre-set maximums:\nRX:\t\t\t4096\nRX Mini:\t\tn/a\nTX:\t\t\t4096\nCurrent hardware settings:\nRX:\t\t\t256\nTX:\t\t\t256\n";
         assert_eq!(
             parse_ethtool_g(g),
-            Some(Rings {
-                rx: Some(256),
-                rx_max: Some(4096),
-                tx: Some(256),
-                tx_max: Some(4096)
-            })
+            Some(Rings { rx: Some(256), rx_max: Some(4096), tx: Some(256), tx_max: Some(4096) })
         );
-        let c = "Coalesce parameters for enp3s0:\nAdaptive RX: off  TX: off\nrx-usecs: 3\nrx-frames: n/a\ntx-usecs: 3\n";
+        let c =
+            "Coalesce parameters for enp3s0:\nAdaptive RX: off  TX: off\nrx-usecs: 3\nrx-frames: n/a\ntx-usecs: 3\n";
         assert_eq!(
             parse_ethtool_c(c),
-            Some(Coalesce {
-                rx_usecs: Some(3),
-                tx_usecs: Some(3),
-                adaptive_rx: Some(false)
-            })
+            Some(Coalesce { rx_usecs: Some(3), tx_usecs: Some(3), adaptive_rx: Some(false) })
         );
         assert_eq!(parse_ethtool_g("garbage"), None);
     }

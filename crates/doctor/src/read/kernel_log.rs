@@ -80,10 +80,7 @@ pub fn strip_prefix(line: &str) -> &str {
     // kmsg record: "prio,seq,usec,flags[,...];text"
     if let Some((meta, text)) = s.split_once(';')
         && meta.split(',').count() >= 4
-        && meta
-            .split(',')
-            .take(3)
-            .all(|f| f.chars().all(|c| c.is_ascii_digit()) && !f.is_empty())
+        && meta.split(',').take(3).all(|f| f.chars().all(|c| c.is_ascii_digit()) && !f.is_empty())
     {
         return text;
     }
@@ -91,11 +88,7 @@ pub fn strip_prefix(line: &str) -> &str {
 }
 
 fn parse_code(s: &str) -> Option<i32> {
-    s.trim()
-        .trim_start_matches('(')
-        .trim_end_matches(')')
-        .parse()
-        .ok()
+    s.trim().trim_start_matches('(').trim_end_matches(')').parse().ok()
 }
 
 /// Classifies one kernel log line; `None` for lines no rule needs.
@@ -114,11 +107,7 @@ pub fn parse_line(raw: &str) -> Option<KernelEvent> {
         }
         let mut w = who.split_whitespace();
         let ifname = w.next()?.to_string();
-        let driver = w
-            .next()
-            .unwrap_or("")
-            .trim_matches(|c| c == '(' || c == ')')
-            .to_string();
+        let driver = w.next().unwrap_or("").trim_matches(|c| c == '(' || c == ')').to_string();
         return Some(KernelEvent {
             kind: EventKind::TxTimeout,
             driver,
@@ -135,13 +124,7 @@ pub fn parse_line(raw: &str) -> Option<KernelEvent> {
         return None;
     }
     let kind = classify(msg)?;
-    Some(KernelEvent {
-        kind,
-        driver,
-        device,
-        ifname,
-        line: text.to_string(),
-    })
+    Some(KernelEvent { kind, driver, device, ifname, line: text.to_string() })
 }
 
 fn classify(msg: &str) -> Option<EventKind> {
@@ -156,26 +139,16 @@ fn classify(msg: &str) -> Option<EventKind> {
     if let Some(rest) = msg.strip_prefix("load ")
         && let Some(name) = rest.strip_suffix(" successfully")
     {
-        return Some(EventKind::FirmwareLoaded {
-            name: name.to_string(),
-        });
+        return Some(EventKind::FirmwareLoaded { name: name.to_string() });
     }
-    for p in [
-        "Tx status ",
-        "Rx status ",
-        "get_registers ",
-        "set_registers ",
-        "Stop submitting intr, status ",
-    ] {
+    for p in ["Tx status ", "Rx status ", "get_registers ", "set_registers ", "Stop submitting intr, status "] {
         if let Some(rest) = msg.strip_prefix(p) {
             let code = parse_code(rest)?;
             return (code == -71 || code == -110 || code == -32 || code == -19)
                 .then_some(EventKind::UsbProtocolError { code });
         }
     }
-    if (msg.starts_with("Failed to read ") || msg.starts_with("Failed to write "))
-        && msg.contains(" bytes at ")
-    {
+    if (msg.starts_with("Failed to read ") || msg.starts_with("Failed to write ")) && msg.contains(" bytes at ") {
         let code = parse_code(msg.rsplit(' ').next()?)?;
         return Some(EventKind::UsbProtocolError { code });
     }
@@ -189,12 +162,9 @@ fn classify(msg: &str) -> Option<EventKind> {
         return Some(EventKind::LinkUp);
     }
     if let Some(v) = msg.strip_prefix("Unknown version ") {
-        return Some(EventKind::UnknownChipVersion {
-            version: v.trim().to_string(),
-        });
+        return Some(EventKind::UnknownChipVersion { version: v.trim().to_string() });
     }
-    if (msg.starts_with("new ") || msg.starts_with("reset ")) && msg.contains(" USB device number ")
-    {
+    if (msg.starts_with("new ") || msg.starts_with("reset ")) && msg.contains(" USB device number ") {
         let rest = msg.split_once(' ')?.1;
         let speed = rest.split(" USB device number ").next()?.to_string();
         return Some(EventKind::UsbEnumerated { speed });
@@ -224,11 +194,8 @@ pub fn read_live() -> Result<(String, String), String> {
 /// Reads every record from `/dev/kmsg` (one `read()` per record, EAGAIN at the end, EPIPE
 /// when records were overwritten) and renders them as `[secs] text` lines.
 fn read_kmsg() -> Result<String, String> {
-    let mut f = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open("/dev/kmsg")
-        .map_err(|e| e.to_string())?;
+    let mut f =
+        OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open("/dev/kmsg").map_err(|e| e.to_string())?;
     let mut out = String::new();
     let mut buf = vec![0u8; 8192];
     for _ in 0..1_000_000 {
@@ -238,17 +205,8 @@ fn read_kmsg() -> Result<String, String> {
                 let rec = String::from_utf8_lossy(&buf[..n]);
                 let first = rec.lines().next().unwrap_or("");
                 if let Some((meta, text)) = first.split_once(';') {
-                    let usec: u64 = meta
-                        .split(',')
-                        .nth(2)
-                        .and_then(|u| u.parse().ok())
-                        .unwrap_or(0);
-                    out.push_str(&format!(
-                        "[{:5}.{:06}] {}\n",
-                        usec / 1_000_000,
-                        usec % 1_000_000,
-                        text
-                    ));
+                    let usec: u64 = meta.split(',').nth(2).and_then(|u| u.parse().ok()).unwrap_or(0);
+                    out.push_str(&format!("[{:5}.{:06}] {}\n", usec / 1_000_000, usec % 1_000_000, text));
                 }
             }
             Err(e) if e.kind() == ErrorKind::WouldBlock => break,
@@ -266,26 +224,17 @@ mod tests {
 
     #[test]
     fn firmware_and_protocol_errors() {
-        let e = parse_line("[    5.101010] r8152 2-1:1.0: Direct firmware load for rtl_nic/rtl8156b-2.fw failed with error -2").unwrap();
-        assert_eq!(
-            e.kind,
-            EventKind::FirmwareLoadFailed {
-                file: "rtl_nic/rtl8156b-2.fw".into()
-            }
-        );
-        assert_eq!(
-            (e.driver.as_str(), e.device.as_str(), e.ifname.as_deref()),
-            ("r8152", "2-1:1.0", None)
-        );
+        let e = parse_line(
+            "[    5.101010] r8152 2-1:1.0: Direct firmware load for rtl_nic/rtl8156b-2.fw failed with error -2",
+        )
+        .unwrap();
+        assert_eq!(e.kind, EventKind::FirmwareLoadFailed { file: "rtl_nic/rtl8156b-2.fw".into() });
+        assert_eq!((e.driver.as_str(), e.device.as_str(), e.ifname.as_deref()), ("r8152", "2-1:1.0", None));
         let e = parse_line("[307241.049964] r8152 2-1:1.0 eth2: Tx status -71").unwrap();
         assert_eq!(e.kind, EventKind::UsbProtocolError { code: -71 });
         assert_eq!(e.ifname.as_deref(), Some("eth2"));
-        let e = parse_line("[  812.000001] usb 2-1: Failed to read 4 bytes at 0xe610/0x0100 (-71)")
-            .unwrap();
-        assert_eq!(
-            (e.kind, e.device.as_str()),
-            (EventKind::UsbProtocolError { code: -71 }, "2-1")
-        );
+        let e = parse_line("[  812.000001] usb 2-1: Failed to read 4 bytes at 0xe610/0x0100 (-71)").unwrap();
+        assert_eq!((e.kind, e.device.as_str()), (EventKind::UsbProtocolError { code: -71 }, "2-1"));
         let e = parse_line("[1741685.032519] r8152 3-1.2:1.0 eth4: get_registers -71").unwrap();
         assert_eq!(e.kind, EventKind::UsbProtocolError { code: -71 });
     }
@@ -298,42 +247,22 @@ mod tests {
         assert!(parse_line(" DEVICE=+usb:2-1:1.0").is_none());
         let e = parse_line("[58437.485179] igc 0000:13:00.0 eth1: NIC Link is Down").unwrap();
         assert_eq!(e.kind, EventKind::LinkDown);
-        let e = parse_line("[58440.469028] igc 0000:13:00.0 eth1: NIC Link is Up 2500 Mbps Full Duplex, Flow Control: RX/TX").unwrap();
-        assert_eq!(e.kind, EventKind::LinkUp);
         let e = parse_line(
-            "[ 1342.926119] usb 1-10: new high-speed USB device number 3 using xhci_hcd",
+            "[58440.469028] igc 0000:13:00.0 eth1: NIC Link is Up 2500 Mbps Full Duplex, Flow Control: RX/TX",
         )
         .unwrap();
-        assert_eq!(
-            e.kind,
-            EventKind::UsbEnumerated {
-                speed: "high-speed".into()
-            }
-        );
+        assert_eq!(e.kind, EventKind::LinkUp);
+        let e = parse_line("[ 1342.926119] usb 1-10: new high-speed USB device number 3 using xhci_hcd").unwrap();
+        assert_eq!(e.kind, EventKind::UsbEnumerated { speed: "high-speed".into() });
         let e = parse_line("[ 1344.068484] r8152 1-10:2.0: Unknown version 0x7410").unwrap();
-        assert_eq!(
-            e.kind,
-            EventKind::UnknownChipVersion {
-                version: "0x7410".into()
-            }
-        );
-        let e =
-            parse_line("[ 3175.006183] r8152 2-1:1.0: load rtl8156b-2 v3 10/20/23 successfully")
-                .unwrap();
-        assert_eq!(
-            e.kind,
-            EventKind::FirmwareLoaded {
-                name: "rtl8156b-2 v3 10/20/23".into()
-            }
-        );
-        let e = parse_line("[ 9.1] r8152 2-1:1.0 eth0: NETDEV WATCHDOG: CPU: 3: transmit queue 0 timed out 5008 ms").unwrap();
+        assert_eq!(e.kind, EventKind::UnknownChipVersion { version: "0x7410".into() });
+        let e = parse_line("[ 3175.006183] r8152 2-1:1.0: load rtl8156b-2 v3 10/20/23 successfully").unwrap();
+        assert_eq!(e.kind, EventKind::FirmwareLoaded { name: "rtl8156b-2 v3 10/20/23".into() });
+        let e = parse_line("[ 9.1] r8152 2-1:1.0 eth0: NETDEV WATCHDOG: CPU: 3: transmit queue 0 timed out 5008 ms")
+            .unwrap();
         assert_eq!(e.kind, EventKind::TxTimeout);
-        let e =
-            parse_line("[ 9.1] NETDEV WATCHDOG: eth0 (r8152): transmit queue 0 timed out").unwrap();
-        assert_eq!(
-            (e.kind, e.ifname.as_deref()),
-            (EventKind::TxTimeout, Some("eth0"))
-        );
+        let e = parse_line("[ 9.1] NETDEV WATCHDOG: eth0 (r8152): transmit queue 0 timed out").unwrap();
+        assert_eq!((e.kind, e.ifname.as_deref()), (EventKind::TxTimeout, Some("eth0")));
         assert!(parse_line("[ 1.0] random line without colon").is_none());
         assert!(parse_line("").is_none());
         assert!(parse_line("[").is_none());

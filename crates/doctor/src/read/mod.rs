@@ -36,18 +36,12 @@ pub fn interface_names(root: &Root, named: &[String]) -> Result<Vec<String>, Err
     if !named.is_empty() {
         for n in named {
             if !all.contains(n) {
-                return Err(Error::NoSuchInterface {
-                    name: n.clone(),
-                    dir: root.path("sys/class/net"),
-                });
+                return Err(Error::NoSuchInterface { name: n.clone(), dir: root.path("sys/class/net") });
             }
         }
         return Ok(named.to_vec());
     }
-    Ok(all
-        .into_iter()
-        .filter(|n| n != "lo" && root.resolve(format!("sys/class/net/{n}/device")).is_some())
-        .collect())
+    Ok(all.into_iter().filter(|n| n != "lo" && root.resolve(format!("sys/class/net/{n}/device")).is_some()).collect())
 }
 
 /// Reads the kernel log text and its status.
@@ -55,28 +49,14 @@ pub fn read_kernel_log(root: &Root, src: &KernelLogSource) -> (Option<String>, K
     let from_file = |p: PathBuf| match std::fs::read(&p) {
         Ok(b) => (
             Some(String::from_utf8_lossy(&b).into_owned()),
-            KernelLogStatus {
-                available: true,
-                source: Some(p.display().to_string()),
-                ..Default::default()
-            },
+            KernelLogStatus { available: true, source: Some(p.display().to_string()), ..Default::default() },
         ),
-        Err(e) => (
-            None,
-            KernelLogStatus {
-                note: Some(format!("{}: {e}", p.display())),
-                ..Default::default()
-            },
-        ),
+        Err(e) => (None, KernelLogStatus { note: Some(format!("{}: {e}", p.display())), ..Default::default() }),
     };
     let (text, mut status) = match src {
-        KernelLogSource::Off => (
-            None,
-            KernelLogStatus {
-                note: Some("kernel log not read (disabled)".into()),
-                ..Default::default()
-            },
-        ),
+        KernelLogSource::Off => {
+            (None, KernelLogStatus { note: Some("kernel log not read (disabled)".into()), ..Default::default() })
+        }
         KernelLogSource::File(p) => from_file(p.clone()),
         KernelLogSource::Auto if !root.is_live() => {
             let p = root.path("wireperf/kernel.log");
@@ -93,21 +73,8 @@ pub fn read_kernel_log(root: &Root, src: &KernelLogSource) -> (Option<String>, K
             }
         }
         KernelLogSource::Auto => match kernel_log::read_live() {
-            Ok((t, src)) => (
-                Some(t),
-                KernelLogStatus {
-                    available: true,
-                    source: Some(src),
-                    ..Default::default()
-                },
-            ),
-            Err(e) => (
-                None,
-                KernelLogStatus {
-                    note: Some(e),
-                    ..Default::default()
-                },
-            ),
+            Ok((t, src)) => (Some(t), KernelLogStatus { available: true, source: Some(src), ..Default::default() }),
+            Err(e) => (None, KernelLogStatus { note: Some(e), ..Default::default() }),
         },
     };
     status.lines = text.as_deref().map(|t| t.lines().count()).unwrap_or(0);
@@ -123,9 +90,7 @@ pub fn event_matches(e: &KernelEvent, link: &LinkSnapshot) -> bool {
         return false;
     }
     if let Some(u) = &link.usb
-        && (e.device == u.interface
-            || e.device == u.device
-            || e.device.starts_with(&format!("{}:", u.device)))
+        && (e.device == u.interface || e.device == u.device || e.device.starts_with(&format!("{}:", u.device)))
     {
         return true;
     }
@@ -149,25 +114,14 @@ pub fn collect(root: &Root, named: &[String], log: &KernelLogSource) -> Result<C
     let mut host = procfs::read_host(root);
     let (text, status) = read_kernel_log(root, log);
     host.kernel_log = status;
-    let events = text
-        .as_deref()
-        .map(kernel_log::parse_log)
-        .unwrap_or_default();
+    let events = text.as_deref().map(kernel_log::parse_log).unwrap_or_default();
     let links = names
         .iter()
         .map(|n| {
             let mut l = sysfs::read_link(root, n);
-            l.kernel_events = events
-                .iter()
-                .filter(|e| event_matches(e, &l))
-                .cloned()
-                .collect();
+            l.kernel_events = events.iter().filter(|e| event_matches(e, &l)).cloned().collect();
             l
         })
         .collect();
-    Ok(Collected {
-        host,
-        links,
-        kernel_log: text,
-    })
+    Ok(Collected { host, links, kernel_log: text })
 }

@@ -29,10 +29,7 @@ pub fn sysctl_path(name: &str) -> String {
 pub fn read_host(root: &Root) -> HostSnapshot {
     let mut h = HostSnapshot {
         kernel_release: root.opt("proc/sys/kernel/osrelease"),
-        cpus_online: root
-            .opt("sys/devices/system/cpu/online")
-            .map(|s| parse_cpu_list(&s))
-            .unwrap_or_default(),
+        cpus_online: root.opt("sys/devices/system/cpu/online").map(|s| parse_cpu_list(&s)).unwrap_or_default(),
         usb_drivers: root.list("sys/bus/usb/drivers"),
         ..HostSnapshot::default()
     };
@@ -76,15 +73,8 @@ pub fn parse_cpu_list(s: &str) -> Vec<u32> {
 pub fn parse_softnet(s: &str) -> Vec<SoftnetRow> {
     s.lines()
         .filter_map(|l| {
-            let w: Vec<u64> = l
-                .split_whitespace()
-                .map(|x| u64::from_str_radix(x, 16).ok())
-                .collect::<Option<_>>()?;
-            Some(SoftnetRow {
-                processed: *w.first()?,
-                dropped: *w.get(1)?,
-                time_squeeze: *w.get(2)?,
-            })
+            let w: Vec<u64> = l.split_whitespace().map(|x| u64::from_str_radix(x, 16).ok()).collect::<Option<_>>()?;
+            Some(SoftnetRow { processed: *w.first()?, dropped: *w.get(1)?, time_squeeze: *w.get(2)? })
         })
         .collect()
 }
@@ -110,8 +100,7 @@ pub fn cpu_mask(cpus: &[u32]) -> String {
 
 /// True when an `rps_cpus` mask has no bit set (`0`, `00000000,00000000`).
 pub fn mask_is_zero(mask: &str) -> bool {
-    mask.chars()
-        .all(|c| c == '0' || c == ',' || c.is_whitespace())
+    mask.chars().all(|c| c == '0' || c == ',' || c.is_whitespace())
 }
 
 #[cfg(test)]

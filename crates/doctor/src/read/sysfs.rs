@@ -49,31 +49,19 @@ pub fn read_link(root: &Root, name: &str) -> LinkSnapshot {
         cdc_max_mtu(&mut s);
     }
     s.chip = match (&s.usb, &s.pci) {
-        (Some(u), _) => adapters::identify_usb(
-            u,
-            s.driver.as_deref(),
-            s.max_mtu,
-            s.firmware_version.as_deref(),
-        ),
+        (Some(u), _) => adapters::identify_usb(u, s.driver.as_deref(), s.max_mtu, s.firmware_version.as_deref()),
         (None, Some(p)) => adapters::identify_pci(p.vendor_id.as_deref(), p.device_id.as_deref()),
         _ => None,
     };
     if s.driver.as_deref() == Some("r8152")
-        && let Some(file) = s
-            .chip
-            .as_ref()
-            .and_then(|c| adapters::r8152_firmware(&c.name))
+        && let Some(file) = s.chip.as_ref().and_then(|c| adapters::r8152_firmware(&c.name))
     {
         let release = root.opt("proc/sys/kernel/osrelease");
         s.firmware_file_found = firmware::find(root, file, release.as_deref());
         s.firmware_file = Some(file.to_string());
     }
     if let (Some(speed), Some(mtu), true) = (s.speed_mbps, s.mtu, s.link_up()) {
-        let usb = s
-            .usb
-            .as_ref()
-            .and_then(|u| u.link_speed_mbps)
-            .map(|speed_mbps| UsbLink { speed_mbps });
+        let usb = s.usb.as_ref().and_then(|u| u.link_speed_mbps).map(|speed_mbps| UsbLink { speed_mbps });
         s.goodput = Some(theoretical_goodput(speed, s.duplex, mtu, usb));
     }
     s
@@ -105,10 +93,7 @@ fn read_bus(root: &Root, dir: &Path, s: &mut LinkSnapshot) {
         return;
     };
     s.driver = root.link_name(dir.join("device/driver"));
-    let dev_name = dev
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let dev_name = dev.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     if root.exists(dev.join("bInterfaceClass")) {
         s.bus = Some(BusKind::Usb);
         s.usb = Some(read_usb(root, &dev));
@@ -116,21 +101,14 @@ fn read_bus(root: &Root, dir: &Path, s: &mut LinkSnapshot) {
         s.bus = Some(BusKind::Pci);
         s.pci = Some(PciInfo {
             address: dev_name,
-            vendor_id: root
-                .opt(dev.join("vendor"))
-                .map(|v| v.trim_start_matches("0x").to_string()),
-            device_id: root
-                .opt(dev.join("device"))
-                .map(|v| v.trim_start_matches("0x").to_string()),
+            vendor_id: root.opt(dev.join("vendor")).map(|v| v.trim_start_matches("0x").to_string()),
+            device_id: root.opt(dev.join("device")).map(|v| v.trim_start_matches("0x").to_string()),
         });
     } else {
         s.bus = Some(BusKind::Other);
         // `device/driver` → `…/bus/<bus>/drivers/<name>`: the component after `bus` names it.
         s.bus_name = root.link_target(dir.join("device/driver")).and_then(|t| {
-            let parts: Vec<String> = t
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect();
+            let parts: Vec<String> = t.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
             let i = parts.iter().position(|p| p == "bus")?;
             parts.get(i + 1).cloned()
         });
@@ -148,8 +126,7 @@ fn read_module(root: &Root, dir: &Path, driver: &str) -> ModuleInfo {
 }
 
 fn read_commands(root: &Root, name: &str, s: &mut LinkSnapshot) {
-    if let Some(l) =
-        commands::output(root, name, Cmd::IpLink).and_then(|t| commands::parse_ip_link(&t))
+    if let Some(l) = commands::output(root, name, Cmd::IpLink).and_then(|t| commands::parse_ip_link(&t))
         && l.max_mtu.is_some()
     {
         s.max_mtu = l.max_mtu;
@@ -168,10 +145,8 @@ fn read_commands(root: &Root, name: &str, s: &mut LinkSnapshot) {
     if s.driver_version.is_none() {
         s.driver_version = s.module.version.clone();
     }
-    s.rings =
-        commands::output(root, name, Cmd::EthtoolG).and_then(|t| commands::parse_ethtool_g(&t));
-    s.coalesce =
-        commands::output(root, name, Cmd::EthtoolC).and_then(|t| commands::parse_ethtool_c(&t));
+    s.rings = commands::output(root, name, Cmd::EthtoolG).and_then(|t| commands::parse_ethtool_g(&t));
+    s.coalesce = commands::output(root, name, Cmd::EthtoolC).and_then(|t| commands::parse_ethtool_c(&t));
     if let Some(t) = commands::output(root, name, Cmd::Ethtool) {
         let (modes, speed, duplex) = commands::parse_ethtool(&t);
         s.link_modes = modes;
@@ -191,11 +166,7 @@ fn cdc_max_mtu(s: &mut LinkSnapshot) {
         return;
     }
     let Some(u) = &s.usb else { return };
-    let seg = u
-        .configurations
-        .iter()
-        .find(|c| Some(c.value) == u.configuration)
-        .and_then(|c| c.max_segment_size);
+    let seg = u.configurations.iter().find(|c| Some(c.value) == u.configuration).and_then(|c| c.max_segment_size);
     if let Some(seg) = seg {
         s.max_mtu = Some(u32::from(seg).saturating_sub(14));
         s.max_mtu_source = Some(format!("wMaxSegmentSize {seg} − 14 (USB descriptors)"));

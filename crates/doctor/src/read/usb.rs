@@ -14,20 +14,13 @@ pub fn read_usb(root: &Root, iface_dir: &Path) -> UsbInfo {
     let device = base(dev_dir);
     let f = |name: &str| root.opt(dev_dir.join(name));
     let descriptors = root.read_bytes(dev_dir.join("descriptors")).ok();
-    let configurations = descriptors
-        .as_deref()
-        .map(parse_configs)
-        .unwrap_or_default();
-    let vendor_configuration = configurations
-        .iter()
-        .find(|c| c.first_interface_class == 0xff)
-        .map(|c| c.value);
+    let configurations = descriptors.as_deref().map(parse_configs).unwrap_or_default();
+    let vendor_configuration = configurations.iter().find(|c| c.first_interface_class == 0xff).map(|c| c.value);
     let bos = root.read_bytes(dev_dir.join("bos_descriptors")).ok();
     let caps = bos.as_deref().map(parse_bos_caps);
     // The root hub is the `usbN` ancestor directory.
-    let root_hub = dev_dir
-        .ancestors()
-        .find(|p| base(p).starts_with("usb") && base(p)[3..].chars().all(|c| c.is_ascii_digit()));
+    let root_hub =
+        dev_dir.ancestors().find(|p| base(p).starts_with("usb") && base(p)[3..].chars().all(|c| c.is_ascii_digit()));
     UsbInfo {
         device,
         interface,
@@ -44,18 +37,14 @@ pub fn read_usb(root: &Root, iface_dir: &Path) -> UsbInfo {
         configurations,
         superspeed_capable: caps.map(|c| c.0),
         superspeed_plus_capable: caps.map(|c| c.1),
-        root_hub_speed_mbps: root_hub
-            .and_then(|h| root.opt(h.join("speed")))
-            .and_then(|s| parse_usb_speed(&s)),
+        root_hub_speed_mbps: root_hub.and_then(|h| root.opt(h.join("speed"))).and_then(|s| parse_usb_speed(&s)),
         device_driver: root.link_name(dev_dir.join("driver")),
         power_control: f("power/control"),
     }
 }
 
 fn base(p: &Path) -> String {
-    p.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
+    p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
 /// `480` → 480, `1.5` → 1.
@@ -148,9 +137,7 @@ pub(crate) mod tests {
 
     pub fn unhex(s: &str) -> Vec<u8> {
         let s: String = s.chars().filter(|c| c.is_ascii_hexdigit()).collect();
-        (0..s.len() / 2)
-            .filter_map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).ok())
-            .collect()
+        (0..s.len() / 2).filter_map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).ok()).collect()
     }
 
     #[test]
@@ -160,19 +147,9 @@ pub(crate) mod tests {
         let c = parse_configs(&b);
         assert_eq!(c.len(), 3);
         assert_eq!((c[0].value, c[0].first_interface_class), (1, 0xff));
-        assert_eq!(
-            (
-                c[1].value,
-                c[1].first_interface_class,
-                c[1].first_interface_subclass
-            ),
-            (2, 2, 0x0d)
-        );
+        assert_eq!((c[1].value, c[1].first_interface_class, c[1].first_interface_subclass), (2, 2, 0x0d));
         assert_eq!(c[1].max_segment_size, Some(1518));
-        assert_eq!(
-            (c[2].first_interface_subclass, c[2].max_segment_size),
-            (0x06, Some(1518))
-        );
+        assert_eq!((c[2].first_interface_subclass, c[2].max_segment_size), (0x06, Some(1518)));
         assert_eq!(c[0].max_power_ma, 256);
     }
 
@@ -181,10 +158,7 @@ pub(crate) mod tests {
         let b = unhex("050f160002 07100202000000 0a1003000e00010aff07");
         assert_eq!(parse_bos_caps(&b), (true, false));
         assert_eq!(parse_bos_caps(&[]), (false, false));
-        assert_eq!(
-            parse_bos_caps(&[5, 0x0f, 9, 0, 1, 3, 0x10, 0x0a]),
-            (false, true)
-        );
+        assert_eq!(parse_bos_caps(&[5, 0x0f, 9, 0, 1, 3, 0x10, 0x0a]), (false, true));
     }
 
     #[test]

@@ -25,20 +25,13 @@ pub fn firmware_missing(ctx: &Ctx) -> Outcome {
         _ => None,
     });
     if !failed.is_empty() {
-        ev.push(format!(
-            "{} firmware load failure(s) in the kernel log",
-            failed.len()
-        ));
+        ev.push(format!("{} firmware load failure(s) in the kernel log", failed.len()));
         ev.extend(sample_lines(&failed, 2));
     } else {
         if is_realtek_vendor_driver(ctx) {
             return Outcome::Passed; // Realtek's driver has the PHY code built in
         }
-        let Some(needed) = l
-            .chip
-            .as_ref()
-            .and_then(|c| adapters::r8152_firmware(&c.name))
-        else {
+        let Some(needed) = l.chip.as_ref().and_then(|c| adapters::r8152_firmware(&c.name)) else {
             return Outcome::Passed;
         };
         if l.firmware_version.is_some() {
@@ -51,9 +44,7 @@ pub fn firmware_missing(ctx: &Ctx) -> Outcome {
         match (&l.firmware_file_found, l.drvinfo_reported) {
             (Some(_), _) => return Outcome::Passed,
             (None, true) => {
-                ev.push(format!(
-                    "{needed} is not under /lib/firmware or /usr/lib/firmware"
-                ));
+                ev.push(format!("{needed} is not under /lib/firmware or /usr/lib/firmware"));
                 ev.push("ethtool -i reports an empty firmware-version".into());
                 file = Some(needed.to_string());
             }
@@ -109,9 +100,7 @@ pub fn vendor_driver(ctx: &Ctx) -> Outcome {
             "Realtek's out-of-tree r8152 runs with scatter-gather disabled, which limits TSO.",
             ev,
             fix(
-                &[format!(
-                    "echo enable | sudo tee /sys/class/net/{n}/rtl_adv/sg_en"
-                )],
+                &[format!("echo enable | sudo tee /sys/class/net/{n}/rtl_adv/sg_en")],
                 &[format!("cat /sys/class/net/{n}/rtl_adv/sg_en   # enable")],
                 false,
                 &["The module must be rebuilt (DKMS) on every kernel update."],
@@ -123,7 +112,12 @@ pub fn vendor_driver(ctx: &Ctx) -> Outcome {
         Severity::Info,
         "Realtek's out-of-tree r8152 driver is in use; it must be rebuilt for every kernel update.",
         ev,
-        fix(&["# keep the DKMS package installed, or switch back to the in-kernel r8152 on Linux ≥ 6.3".into()], &["dkms status | grep r8152".into()], false, &[]),
+        fix(
+            &["# keep the DKMS package installed, or switch back to the in-kernel r8152 on Linux ≥ 6.3".into()],
+            &["dkms status | grep r8152".into()],
+            false,
+            &[],
+        ),
     )
 }
 
@@ -137,10 +131,7 @@ pub fn tx_timeouts(ctx: &Ctx) -> Outcome {
     if t.is_empty() {
         return Outcome::Passed;
     }
-    let mut ev = vec![format!(
-        "{} transmit timeout message(s) in the kernel log",
-        t.len()
-    )];
+    let mut ev = vec![format!("{} transmit timeout message(s) in the kernel log", t.len())];
     ev.extend(sample_lines(&t, 2));
     let fixed_kernel = ctx.host.kernel_version().is_some_and(|v| v >= (7, 0));
     let r8152 = l.driver.as_deref() == Some("r8152");
@@ -154,11 +145,6 @@ pub fn tx_timeouts(ctx: &Ctx) -> Outcome {
         Severity::Warn,
         "The transmit queue stalled and the kernel reset the NIC; each reset interrupts traffic.",
         ev,
-        fix(
-            &cmds,
-            &["sudo dmesg | grep -i 'timed out\\|Tx timeout'   # no new lines".into()],
-            false,
-            &[],
-        ),
+        fix(&cmds, &["sudo dmesg | grep -i 'timed out\\|Tx timeout'   # no new lines".into()], false, &[]),
     )
 }

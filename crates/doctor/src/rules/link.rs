@@ -15,10 +15,7 @@ pub fn link_down(ctx: &Ctx) -> Outcome {
             "link-down",
             Severity::Info,
             "The interface is administratively down, so nothing about its link can be measured.",
-            vec![format!(
-                "flags of {n} lack IFF_UP; operstate {}",
-                l.operstate.as_deref().unwrap_or("not reported")
-            )],
+            vec![format!("flags of {n} lack IFF_UP; operstate {}", l.operstate.as_deref().unwrap_or("not reported"))],
             fix(
                 &[format!("sudo ip link set {n} up")],
                 &[format!("cat /sys/class/net/{n}/operstate   # up")],
@@ -27,10 +24,7 @@ pub fn link_down(ctx: &Ctx) -> Outcome {
             ),
         );
     }
-    let down_state = matches!(
-        l.operstate.as_deref(),
-        Some("down" | "lowerlayerdown" | "notpresent")
-    );
+    let down_state = matches!(l.operstate.as_deref(), Some("down" | "lowerlayerdown" | "notpresent"));
     if down_state || l.carrier == Some(false) {
         return finding(
             "link-down",
@@ -39,9 +33,7 @@ pub fn link_down(ctx: &Ctx) -> Outcome {
             vec![format!(
                 "operstate {}, carrier {}",
                 l.operstate.as_deref().unwrap_or("not reported"),
-                l.carrier
-                    .map(|c| if c { "1" } else { "0" })
-                    .unwrap_or("not reported")
+                l.carrier.map(|c| if c { "1" } else { "0" }).unwrap_or("not reported")
             )],
             fix(
                 &[
@@ -80,16 +72,10 @@ pub fn half_duplex(ctx: &Ctx) -> Outcome {
                 d.as_str(),
                 l.driver.as_deref().unwrap_or("")
             ),
-            vec![format!(
-                "duplex = {} with driver {}",
-                d.as_str(),
-                l.driver.as_deref().unwrap_or("")
-            )],
+            vec![format!("duplex = {} with driver {}", d.as_str(), l.driver.as_deref().unwrap_or(""))],
             fix(
                 &["# nothing to fix by itself; see generic-usb-driver".into()],
-                &[format!(
-                    "cat /sys/class/net/{n}/duplex   # full once the vendor driver runs it"
-                )],
+                &[format!("cat /sys/class/net/{n}/duplex   # full once the vendor driver runs it")],
                 false,
                 &[],
             ),
@@ -98,17 +84,13 @@ pub fn half_duplex(ctx: &Ctx) -> Outcome {
     if d != Duplex::Half {
         return Outcome::Passed;
     }
-    let mut ev = vec![format!(
-        "duplex = half with driver {}",
-        l.driver.as_deref().unwrap_or("?")
-    )];
+    let mut ev = vec![format!("duplex = half with driver {}", l.driver.as_deref().unwrap_or("?"))];
     for c in ["collisions", "tx_window_errors"] {
         if let Some(v) = l.stats.get(c).filter(|&&v| v > 0) {
             ev.push(format!("statistics/{c} = {v}"));
         }
     }
-    let mut notes =
-        vec!["Set the switch port to autonegotiate too: a forced peer is the usual cause."];
+    let mut notes = vec!["Set the switch port to autonegotiate too: a forced peer is the usual cause."];
     if l.driver.as_deref() == Some("r8152") {
         notes.push("r8152 forces only 10/100/1000; to pin 2.5G keep autoneg on and restrict the advertisement: ethtool -s IF autoneg on advertise 0x80000000002f");
     }
@@ -144,13 +126,7 @@ pub fn speed_below_capability(ctx: &Ctx) -> Outcome {
     let Some(partner) = &m.partner else {
         return Outcome::NotChecked("link partner's advertised modes not reported".into());
     };
-    let Some(best) = m
-        .supported
-        .iter()
-        .rev()
-        .find(|s| partner.contains(s))
-        .copied()
-    else {
+    let Some(best) = m.supported.iter().rev().find(|s| partner.contains(s)).copied() else {
         return Outcome::Passed;
     };
     if speed >= best {
@@ -160,13 +136,18 @@ pub fn speed_below_capability(ctx: &Ctx) -> Outcome {
     finding(
         "speed-below-capability",
         Severity::Warn,
-        format!("The link runs at {speed} Mbit/s although both ends support {best} Mbit/s: usually a cable or a marginal link that fell back."),
+        format!(
+            "The link runs at {speed} Mbit/s although both ends support {best} Mbit/s: usually a cable or a marginal link that fell back."
+        ),
         vec![
             format!("negotiated {speed} Mbit/s"),
             format!("this NIC supports {:?} Mbit/s, the link partner advertises {:?} Mbit/s", m.supported, partner),
         ],
         fix(
-            &[format!("sudo ethtool -s {n} autoneg on"), "# replace the cable (Cat5e or better for 2.5G/5G, Cat6a for 10G), try another switch port".into()],
+            &[
+                format!("sudo ethtool -s {n} autoneg on"),
+                "# replace the cable (Cat5e or better for 2.5G/5G, Cat6a for 10G), try another switch port".into(),
+            ],
             &[format!("cat /sys/class/net/{n}/speed   # {best}")],
             true,
             &[],
@@ -180,16 +161,17 @@ pub fn link_flaps(ctx: &Ctx) -> Outcome {
     let ev = flap_evidence(ctx);
     if ev.is_empty() {
         if !ctx.log_available() && l.carrier_changes.is_none() {
-            return Outcome::NotChecked(
-                "neither the kernel log nor carrier_changes is available".into(),
-            );
+            return Outcome::NotChecked("neither the kernel log nor carrier_changes is available".into());
         }
         return Outcome::Passed;
     }
     let n = &l.name;
     let mut cmds = vec![format!("sudo ethtool --set-eee {n} eee off")];
     if l.usb.is_some() {
-        cmds.push("# on USB adapters also check usb-protocol-errors: a flaky USB link looks like a flapping Ethernet link".into());
+        cmds.push(
+            "# on USB adapters also check usb-protocol-errors: a flaky USB link looks like a flapping Ethernet link"
+                .into(),
+        );
     }
     finding(
         "link-flaps",
@@ -198,10 +180,7 @@ pub fn link_flaps(ctx: &Ctx) -> Outcome {
         ev,
         fix(
             &cmds,
-            &[
-                format!("ethtool --show-eee {n}"),
-                format!("cat /sys/class/net/{n}/carrier_changes   # stays constant"),
-            ],
+            &[format!("ethtool --show-eee {n}"), format!("cat /sys/class/net/{n}/carrier_changes   # stays constant")],
             true,
             &["Energy-Efficient Ethernet is the usual cause on Intel I225/I226 (igc)."],
         ),
@@ -219,10 +198,7 @@ pub fn mtu_locked(ctx: &Ctx) -> Outcome {
     let Some(max) = l.max_mtu else {
         return Outcome::NotChecked("maximum MTU not reported (needs ip -d link)".into());
     };
-    let unlock = l
-        .chip
-        .as_ref()
-        .and_then(|c| adapters::r8152_max_mtu(&c.name).filter(|_| c.best_driver == "r8152"));
+    let unlock = l.chip.as_ref().and_then(|c| adapters::r8152_max_mtu(&c.name).filter(|_| c.best_driver == "r8152"));
     let n = &l.name;
     let severity = match want {
         Some(w) if w > max => Severity::Warn,
@@ -230,29 +206,18 @@ pub fn mtu_locked(ctx: &Ctx) -> Outcome {
         None if generic && max < 9000 && unlock.is_some_and(|u| u > max) => Severity::Info,
         None => return Outcome::Passed,
     };
-    let mut ev = vec![format!(
-        "max MTU {max} ({})",
-        l.max_mtu_source.as_deref().unwrap_or("?")
-    )];
+    let mut ev = vec![format!("max MTU {max} ({})", l.max_mtu_source.as_deref().unwrap_or("?"))];
     if let Some(w) = want {
         ev.push(format!("wanted MTU {w}"));
     }
     if let Some(u) = unlock {
-        ev.push(format!(
-            "{} allows up to {u} under r8152",
-            l.chip.as_ref().map(|c| c.name.as_str()).unwrap_or("")
-        ));
+        ev.push(format!("{} allows up to {u} under r8152", l.chip.as_ref().map(|c| c.name.as_str()).unwrap_or("")));
     }
     let target = want.unwrap_or(9000);
     let cmds = if generic {
-        vec![
-            "# fix generic-usb-driver first".into(),
-            format!("sudo ip link set {n} mtu {target}"),
-        ]
+        vec!["# fix generic-usb-driver first".into(), format!("sudo ip link set {n} mtu {target}")]
     } else {
-        vec![format!(
-            "# this driver cannot do MTU {target}; the largest is {max}"
-        )]
+        vec![format!("# this driver cannot do MTU {target}; the largest is {max}")]
     };
     finding(
         "mtu-locked",

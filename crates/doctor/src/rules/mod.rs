@@ -135,11 +135,7 @@ pub struct Ctx<'a> {
 impl Ctx<'_> {
     /// Events of one kind for this interface.
     pub fn events(&self, pred: impl Fn(&EventKind) -> bool) -> Vec<&KernelEvent> {
-        self.link
-            .kernel_events
-            .iter()
-            .filter(|e| pred(&e.kind))
-            .collect()
+        self.link.kernel_events.iter().filter(|e| pred(&e.kind)).collect()
     }
 
     /// True when the kernel log was read.
@@ -207,14 +203,7 @@ pub(crate) fn finding(
     evidence: Vec<String>,
     fix: Fix,
 ) -> Outcome {
-    Outcome::Fired(Finding {
-        id,
-        severity,
-        summary: summary.into(),
-        evidence,
-        fix,
-        apply: Vec::new(),
-    })
+    Outcome::Fired(Finding { id, severity, summary: summary.into(), evidence, fix, apply: Vec::new() })
 }
 
 /// Adds `--apply` actions to a fired outcome.
@@ -240,11 +229,7 @@ pub(crate) fn fix(commands: &[String], verify: &[String], drops_link: bool, note
 
 /// Up to `n` sample log lines as evidence.
 pub(crate) fn sample_lines(events: &[&KernelEvent], n: usize) -> Vec<String> {
-    events
-        .iter()
-        .take(n)
-        .map(|e| format!("kernel log: {}", e.line))
-        .collect()
+    events.iter().take(n).map(|e| format!("kernel log: {}", e.line)).collect()
 }
 
 /// Facts that show the link flapping: log down→up pairs or a high carrier-change count.
@@ -255,17 +240,10 @@ pub(crate) fn flap_evidence(ctx: &Ctx) -> Vec<String> {
     let mut ev = Vec::new();
     let downs = ctx.events(|k| *k == EventKind::LinkDown);
     if !downs.is_empty() {
-        ev.push(format!(
-            "{} link-down message(s) in the kernel log",
-            downs.len()
-        ));
+        ev.push(format!("{} link-down message(s) in the kernel log", downs.len()));
         ev.extend(sample_lines(&downs, 2));
     }
-    if let Some(c) = ctx
-        .link
-        .carrier_changes
-        .filter(|&c| c >= FLAP_CARRIER_CHANGES)
-    {
+    if let Some(c) = ctx.link.carrier_changes.filter(|&c| c >= FLAP_CARRIER_CHANGES) {
         ev.push(format!("carrier_changes = {c} (≥ {FLAP_CARRIER_CHANGES})"));
     }
     ev
@@ -273,9 +251,5 @@ pub(crate) fn flap_evidence(ctx: &Ctx) -> Vec<String> {
 
 /// USB protocol error events (-71 etc.).
 pub(crate) fn usb_error_events<'a>(ctx: &Ctx<'a>) -> Vec<&'a KernelEvent> {
-    ctx.link
-        .kernel_events
-        .iter()
-        .filter(|e| matches!(e.kind, EventKind::UsbProtocolError { .. }))
-        .collect()
+    ctx.link.kernel_events.iter().filter(|e| matches!(e.kind, EventKind::UsbProtocolError { .. })).collect()
 }

@@ -35,16 +35,10 @@ pub fn rps_off(ctx: &Ctx) -> Outcome {
     let squeezed: u64 = ctx.host.softnet.iter().map(|r| r.time_squeeze).sum();
     let dropped: u64 = ctx.host.softnet.iter().map(|r| r.dropped).sum();
     if squeezed > 0 || dropped > 0 {
-        ev.push(format!(
-            "softnet_stat: {dropped} backlog drops, {squeezed} time squeezes"
-        ));
+        ev.push(format!("softnet_stat: {dropped} backlog drops, {squeezed} time squeezes"));
     }
     let fast = l.speed_mbps.is_some_and(|s| s >= 2500);
-    let severity = if fast && (squeezed > 0 || dropped > 0) {
-        Severity::Crit
-    } else {
-        Severity::Warn
-    };
+    let severity = if fast && (squeezed > 0 || dropped > 0) { Severity::Crit } else { Severity::Warn };
     let path = format!("sys/class/net/{n}/queues/{q}/rps_cpus");
     let o = finding(
         "rps-off",
@@ -53,10 +47,7 @@ pub fn rps_off(ctx: &Ctx) -> Outcome {
         ev,
         fix(
             &[format!("echo {new} | sudo tee /{path}")],
-            &[
-                format!("cat /{path}   # {new}"),
-                "grep NET_RX /proc/softirqs   # counts grow on every CPU".into(),
-            ],
+            &[format!("cat /{path}   # {new}"), "grep NET_RX /proc/softirqs   # counts grow on every CPU".into()],
             false,
             &[&format!(
                 "Persist with a udev rule: ACTION==\"add\", SUBSYSTEM==\"net\", KERNEL==\"{n}\", ATTR{{queues/{q}/rps_cpus}}=\"{new}\""
@@ -70,36 +61,20 @@ pub fn rps_off(ctx: &Ctx) -> Outcome {
 pub fn small_rings(ctx: &Ctx) -> Outcome {
     let l = ctx.link;
     let Some(r) = &l.rings else {
-        return Outcome::NotChecked(
-            "ring sizes not reported (driver has no ring op, or ethtool missing)".into(),
-        );
+        return Outcome::NotChecked("ring sizes not reported (driver has no ring op, or ethtool missing)".into());
     };
     let (Some(rx), Some(rx_max)) = (r.rx, r.rx_max) else {
         return Outcome::NotChecked("RX ring size not reported".into());
     };
-    let drops: Vec<(String, u64)> = [
-        "rx_missed_errors",
-        "rx_fifo_errors",
-        "rx_over_errors",
-        "rx_dropped",
-    ]
-    .iter()
-    .filter_map(|c| {
-        l.stats
-            .get(*c)
-            .filter(|&&v| v > 0)
-            .map(|v| ((*c).to_string(), *v))
-    })
-    .collect();
+    let drops: Vec<(String, u64)> = ["rx_missed_errors", "rx_fifo_errors", "rx_over_errors", "rx_dropped"]
+        .iter()
+        .filter_map(|c| l.stats.get(*c).filter(|&&v| v > 0).map(|v| ((*c).to_string(), *v)))
+        .collect();
     if rx >= rx_max || drops.is_empty() {
         return Outcome::Passed;
     }
     // r8152's default is 100 and 1000 is the usual advice; NIC drivers take powers of two.
-    let want = if l.driver.as_deref() == Some("r8152") {
-        1000
-    } else {
-        1024
-    };
+    let want = if l.driver.as_deref() == Some("r8152") { 1000 } else { 1024 };
     let target = if rx < want { want.min(rx_max) } else { rx_max };
     let n = &l.name;
     let mut ev = vec![format!("RX ring {rx} of at most {rx_max}")];
@@ -119,22 +94,14 @@ pub fn small_rings(ctx: &Ctx) -> Outcome {
             &["Changing rings resets the NIC on most drivers: the link drops for a moment."],
         ),
     );
-    with_apply(
-        o,
-        vec![Action::SetRxRing {
-            iface: n.clone(),
-            rx: target,
-        }],
-    )
+    with_apply(o, vec![Action::SetRxRing { iface: n.clone(), rx: target }])
 }
 
 /// R11: interrupt coalescing that is off (igc 0) or adds latency.
 pub fn coalescing(ctx: &Ctx) -> Outcome {
     let l = ctx.link;
     let Some(c) = &l.coalesce else {
-        return Outcome::NotChecked(
-            "coalescing not reported (driver has no coalesce op, or ethtool missing)".into(),
-        );
+        return Outcome::NotChecked("coalescing not reported (driver has no coalesce op, or ethtool missing)".into());
     };
     let Some(us) = c.rx_usecs else {
         return Outcome::NotChecked("rx-usecs not reported".into());
@@ -148,18 +115,12 @@ pub fn coalescing(ctx: &Ctx) -> Outcome {
     let adaptive = c.adaptive_rx == Some(true);
     let (severity, why) = if us == 0 && !adaptive {
         if driver == "igc" || l.speed_mbps.is_some_and(|s| s >= 2500) {
-            (
-                Severity::Warn,
-                "no interrupt moderation: one interrupt per packet makes the CPU the bottleneck",
-            )
+            (Severity::Warn, "no interrupt moderation: one interrupt per packet makes the CPU the bottleneck")
         } else {
             return Outcome::Passed;
         }
     } else if us > 100 && !(driver == "igc" && us <= 3) {
-        (
-            Severity::Info,
-            "more than 100 µs of moderation adds latency",
-        )
+        (Severity::Info, "more than 100 µs of moderation adds latency")
     } else {
         return Outcome::Passed;
     };
@@ -174,9 +135,7 @@ pub fn coalescing(ctx: &Ctx) -> Outcome {
         format!("Interrupt coalescing is off or too high: {why}."),
         vec![format!(
             "rx-usecs = {us}, adaptive RX {}",
-            c.adaptive_rx
-                .map(|a| if a { "on" } else { "off" })
-                .unwrap_or("not reported")
+            c.adaptive_rx.map(|a| if a { "on" } else { "off" }).unwrap_or("not reported")
         )],
         fix(&[cmd], &[format!("ethtool -c {n}")], false, &[]),
     )
@@ -201,13 +160,8 @@ pub fn txqueuelen(ctx: &Ctx) -> Outcome {
         return Outcome::Passed;
     }
     let n = &l.name;
-    let mut ev = vec![format!(
-        "tx_queue_len = {q} (kernel default 1000) at {speed} Mbit/s"
-    )];
-    let drops = l
-        .qdisc
-        .as_ref()
-        .and_then(|d| d.drops.map(|x| (d.kind.clone(), x)));
+    let mut ev = vec![format!("tx_queue_len = {q} (kernel default 1000) at {speed} Mbit/s")];
+    let drops = l.qdisc.as_ref().and_then(|d| d.drops.map(|x| (d.kind.clone(), x)));
     let severity = match &drops {
         Some((kind, d)) if *d > 0 => {
             ev.push(format!("root qdisc {kind} dropped {d} packets"));
@@ -225,29 +179,16 @@ pub fn txqueuelen(ctx: &Ctx) -> Outcome {
         severity,
         "The transmit queue is shorter than the kernel default; at gigabit rates bursts overflow it.",
         ev,
-        fix(
-            &[format!("sudo ip link set {n} txqueuelen 1000")],
-            &[format!("cat /{path}   # 1000")],
-            false,
-            &[],
-        ),
+        fix(&[format!("sudo ip link set {n} txqueuelen 1000")], &[format!("cat /{path}   # 1000")], false, &[]),
     );
-    with_apply(
-        o,
-        vec![Action::WriteFile {
-            path,
-            value: "1000".into(),
-        }],
-    )
+    with_apply(o, vec![Action::WriteFile { path, value: "1000".into() }])
 }
 
 /// R13: TCP buffer maximums below the bandwidth-delay product (only with a known RTT).
 pub fn socket_buffers(ctx: &Ctx) -> Outcome {
     let l = ctx.link;
     let Some(rtt) = ctx.opts.rtt_ms else {
-        return Outcome::NotChecked(
-            "no RTT given (use --rtt MS); on a LAN (<1 ms) the defaults are enough".into(),
-        );
+        return Outcome::NotChecked("no RTT given (use --rtt MS); on a LAN (<1 ms) the defaults are enough".into());
     };
     if !l.link_up() {
         return Outcome::Passed;
@@ -255,15 +196,11 @@ pub fn socket_buffers(ctx: &Ctx) -> Outcome {
     let Some(speed) = l.speed_mbps else {
         return Outcome::NotChecked("link speed not reported".into());
     };
-    let rate = l
-        .goodput
-        .map(|g| g.tcp_bps)
-        .unwrap_or(u64::from(speed) * 1_000_000);
+    let rate = l.goodput.map(|g| g.tcp_bps).unwrap_or(u64::from(speed) * 1_000_000);
     let bdp = (rate as f64 * rtt / 1000.0 / 8.0) as u64;
-    let (Some(rmem), Some(wmem)) = (
-        ctx.host.sysctl_ints("net.ipv4.tcp_rmem"),
-        ctx.host.sysctl_ints("net.ipv4.tcp_wmem"),
-    ) else {
+    let (Some(rmem), Some(wmem)) =
+        (ctx.host.sysctl_ints("net.ipv4.tcp_rmem"), ctx.host.sysctl_ints("net.ipv4.tcp_wmem"))
+    else {
         return Outcome::NotChecked("tcp_rmem/tcp_wmem not reported".into());
     };
     let (Some(&rmax), Some(&wmax)) = (rmem.get(2), wmem.get(2)) else {
@@ -273,41 +210,23 @@ pub fn socket_buffers(ctx: &Ctx) -> Outcome {
         return Outcome::Passed;
     }
     let target = bdp.next_power_of_two().max(33_554_432);
-    let mut ev = vec![format!(
-        "bandwidth-delay product {bdp} bytes ({} Mbit/s × {rtt} ms)",
-        rate / 1_000_000
-    )];
+    let mut ev = vec![format!("bandwidth-delay product {bdp} bytes ({} Mbit/s × {rtt} ms)", rate / 1_000_000)];
     let mut actions = Vec::new();
     let mut cmds = Vec::new();
-    for (name, vals, core) in [
-        ("net.ipv4.tcp_rmem", &rmem, "net.core.rmem_max"),
-        ("net.ipv4.tcp_wmem", &wmem, "net.core.wmem_max"),
-    ] {
+    for (name, vals, core) in
+        [("net.ipv4.tcp_rmem", &rmem, "net.core.rmem_max"), ("net.ipv4.tcp_wmem", &wmem, "net.core.wmem_max")]
+    {
         if vals.len() < 3 || vals[2] >= bdp {
             continue;
         }
         ev.push(format!("{name} max = {}", vals[2]));
         let new = format!("{}\t{}\t{target}", vals[0], vals[1]);
-        cmds.push(format!(
-            "sudo sysctl -w {name}=\"{} {} {target}\"",
-            vals[0], vals[1]
-        ));
-        actions.push(Action::WriteFile {
-            path: sysctl_path(name),
-            value: new,
-        });
-        let cur_core: u64 = ctx
-            .host
-            .sysctls
-            .get(core)
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0);
+        cmds.push(format!("sudo sysctl -w {name}=\"{} {} {target}\"", vals[0], vals[1]));
+        actions.push(Action::WriteFile { path: sysctl_path(name), value: new });
+        let cur_core: u64 = ctx.host.sysctls.get(core).and_then(|v| v.parse().ok()).unwrap_or(0);
         if cur_core < target {
             cmds.push(format!("sudo sysctl -w {core}={target}"));
-            actions.push(Action::WriteFile {
-                path: sysctl_path(core),
-                value: target.to_string(),
-            });
+            actions.push(Action::WriteFile { path: sysctl_path(core), value: target.to_string() });
         }
     }
     let o = finding(

@@ -9,11 +9,7 @@ use crate::snapshot::UsbInfo;
 const GENERIC: &[&str] = &["cdc_ncm", "cdc_ether"];
 
 fn usb_id(u: &UsbInfo) -> String {
-    format!(
-        "{}:{}",
-        u.vendor_id.as_deref().unwrap_or("?"),
-        u.product_id.as_deref().unwrap_or("?")
-    )
+    format!("{}:{}", u.vendor_id.as_deref().unwrap_or("?"), u.product_id.as_deref().unwrap_or("?"))
 }
 
 /// R1: a Realtek (or other vendor-mode) adapter runs on cdc_ncm/cdc_ether.
@@ -38,28 +34,17 @@ pub fn generic_usb_driver(ctx: &Ctx) -> Outcome {
     }
     let dev = &u.device;
     let cfg = vendor_cfg.unwrap_or(1);
-    let chip = l
-        .chip
-        .as_ref()
-        .map(|c| c.name.clone())
-        .unwrap_or_else(|| usb_id(u));
+    let chip = l.chip.as_ref().map(|c| c.name.clone()).unwrap_or_else(|| usb_id(u));
     let mut ev = vec![format!(
         "driver {driver} is bound to USB interface {} (configuration {})",
         u.interface,
-        u.configuration
-            .map(|c| c.to_string())
-            .unwrap_or_else(|| "?".into())
+        u.configuration.map(|c| c.to_string()).unwrap_or_else(|| "?".into())
     )];
     if let Some(c) = &l.chip {
-        ev.push(format!(
-            "chip {} ({}); best driver {}",
-            c.name, c.identified_by, c.best_driver
-        ));
+        ev.push(format!("chip {} ({}); best driver {}", c.name, c.identified_by, c.best_driver));
     }
     if let Some(v) = u.vendor_configuration {
-        ev.push(format!(
-            "configuration {v} is vendor-specific (class ff) per the USB descriptors"
-        ));
+        ev.push(format!("configuration {v} is vendor-specific (class ff) per the USB descriptors"));
     }
     if let (Some(m), Some(src)) = (l.max_mtu, &l.max_mtu_source) {
         ev.push(format!("max MTU {m} ({src})"));
@@ -70,10 +55,7 @@ pub fn generic_usb_driver(ctx: &Ctx) -> Outcome {
     let best = row.map(|r| r.best_driver).unwrap_or("a vendor driver");
     let set_cfg = format!("echo {cfg} | sudo tee /sys/bus/usb/devices/{dev}/bConfigurationValue");
     let mut verify = vec![
-        format!(
-            "readlink /sys/class/net/{}/device/driver   # ends in /{best}",
-            l.name
-        ),
+        format!("readlink /sys/class/net/{}/device/driver   # ends in /{best}", l.name),
         format!("cat /sys/bus/usb/devices/{dev}/bConfigurationValue   # {cfg}"),
     ];
     let summary = format!(
@@ -84,9 +66,7 @@ pub fn generic_usb_driver(ctx: &Ctx) -> Outcome {
         return finding(
             "generic-usb-driver",
             Severity::Warn,
-            format!(
-                "This adapter has a vendor-specific configuration ({cfg}) but runs in generic {driver} mode."
-            ),
+            format!("This adapter has a vendor-specific configuration ({cfg}) but runs in generic {driver} mode."),
             ev,
             fix(
                 &[],
@@ -108,10 +88,7 @@ pub fn generic_usb_driver(ctx: &Ctx) -> Outcome {
         (None, _) => false,
     };
     if row.best_driver == "r8152" {
-        verify.push(format!(
-            "ethtool {}   # 2500baseT/Full supported, Duplex: Full",
-            l.name
-        ));
+        verify.push(format!("ethtool {}   # 2500baseT/Full supported, Duplex: Full", l.name));
         verify.push(format!("ip -d link show {}   # maxmtu ≥ 9194", l.name));
     }
     if !kernel_knows {
@@ -163,12 +140,7 @@ pub fn generic_usb_driver(ctx: &Ctx) -> Outcome {
                 "This id is not in the kernel's r8152 table, so the switch is not persistent: add a udev rule or use Realtek's driver.",
             ],
         )
-    } else if ctx
-        .host
-        .usb_drivers
-        .iter()
-        .any(|d| d == "r8152-cfgselector")
-    {
+    } else if ctx.host.usb_drivers.iter().any(|d| d == "r8152-cfgselector") {
         (
             vec![set_cfg.clone()],
             vec![
@@ -192,13 +164,7 @@ pub fn generic_usb_driver(ctx: &Ctx) -> Outcome {
             vec!["This kernel predates r8152-cfgselector (6.3; stable backports from Dec 2023 — if yours has it, 'sudo modprobe r8152' is enough). The udev rule is Realtek's own and harmless on newer kernels."],
         )
     };
-    finding(
-        "generic-usb-driver",
-        Severity::Crit,
-        summary,
-        ev,
-        fix(&cmds, &verify, drops, &notes),
-    )
+    finding("generic-usb-driver", Severity::Crit, summary, ev, fix(&cmds, &verify, drops, &notes))
 }
 
 /// R3: a SuperSpeed-capable (or >480 Mbit/s) adapter enumerated at USB 2 speed.
@@ -229,16 +195,15 @@ pub fn usb2_link(ctx: &Ctx) -> Outcome {
         capable = true;
     }
     if let Some(s) = l.speed_mbps.filter(|&s| s > 426) {
-        ev.push(format!("Ethernet link {s} Mbit/s exceeds the USB 2 bulk ceiling (426 Mbit/s, shared by both directions)"));
+        ev.push(format!(
+            "Ethernet link {s} Mbit/s exceeds the USB 2 bulk ceiling (426 Mbit/s, shared by both directions)"
+        ));
         capable = true;
     }
     if let Some(h) = u.root_hub_speed_mbps.filter(|&h| h <= 480) {
-        ev.push(format!(
-            "root hub speed {h}: the device sits on the USB 2 half of the controller"
-        ));
+        ev.push(format!("root hub speed {h}: the device sits on the USB 2 half of the controller"));
     }
-    let hs =
-        ctx.events(|k| matches!(k, EventKind::UsbEnumerated { speed } if speed == "high-speed"));
+    let hs = ctx.events(|k| matches!(k, EventKind::UsbEnumerated { speed } if speed == "high-speed"));
     ev.extend(sample_lines(&hs, 1));
     if !capable {
         if u.superspeed_capable.is_none() && row.is_none() && l.speed_mbps.is_none() {
@@ -283,13 +248,13 @@ pub fn usb_bus_limit(ctx: &Ctx) -> Outcome {
         "USB 3 Gen1 delivers about 3.2–3.5 Gbit/s of payload per direction".into(),
     ];
     let (cmds, notes) = if u.superspeed_plus_capable == Some(true) {
-        (
-            vec!["# plug the adapter into a USB 3.2 Gen2 (10 Gbit/s) port".to_string()],
-            vec![],
-        )
+        (vec!["# plug the adapter into a USB 3.2 Gen2 (10 Gbit/s) port".to_string()], vec![])
     } else {
         (
-            vec!["# no fix: the adapter is USB 3 Gen1 only (no SuperSpeedPlus capability); expect ≈3.5 Gbit/s".to_string()],
+            vec![
+                "# no fix: the adapter is USB 3 Gen1 only (no SuperSpeedPlus capability); expect ≈3.5 Gbit/s"
+                    .to_string(),
+            ],
             vec!["A 10 Gbit/s port does not help an adapter without SuperSpeedPlus capability."],
         )
     };
@@ -298,15 +263,7 @@ pub fn usb_bus_limit(ctx: &Ctx) -> Outcome {
         Severity::Warn,
         "The USB 3 Gen1 bus caps this 5G/10G link at about 3.5 Gbit/s.",
         ev,
-        fix(
-            &cmds,
-            &[format!(
-                "cat /sys/bus/usb/devices/{}/speed   # 10000",
-                u.device
-            )],
-            true,
-            &notes,
-        ),
+        fix(&cmds, &[format!("cat /sys/bus/usb/devices/{}/speed   # 10000", u.device)], true, &notes),
     )
 }
 
@@ -323,23 +280,13 @@ pub fn usb_protocol_errors(ctx: &Ctx) -> Outcome {
     if errs.is_empty() {
         return Outcome::Passed;
     }
-    let mut ev = vec![format!(
-        "{} USB protocol error message(s) for {} in the kernel log",
-        errs.len(),
-        u.device
-    )];
+    let mut ev = vec![format!("{} USB protocol error message(s) for {} in the kernel log", errs.len(), u.device)];
     ev.extend(sample_lines(&errs, 3));
     if let Some(t) = l.stats.get("tx_errors").filter(|&&t| t > 0) {
         ev.push(format!("statistics/tx_errors = {t}"));
     }
-    let quirk = format!(
-        "{}:{}:k",
-        u.vendor_id.as_deref().unwrap_or("VID"),
-        u.product_id.as_deref().unwrap_or("PID")
-    );
-    let mut notes = vec![
-        "-71 is EPROTO: a USB transaction error, normally a bad cable, hub, port or power supply.",
-    ];
+    let quirk = format!("{}:{}:k", u.vendor_id.as_deref().unwrap_or("VID"), u.product_id.as_deref().unwrap_or("PID"));
+    let mut notes = vec!["-71 is EPROTO: a USB transaction error, normally a bad cable, hub, port or power supply."];
     if l.chip.as_ref().is_some_and(|c| c.name == "RTL8156") {
         notes.push("RTL8156 (A) units are known for this; a B/BG revision is more robust.");
     }
@@ -350,23 +297,13 @@ pub fn usb_protocol_errors(ctx: &Ctx) -> Outcome {
         ev,
         fix(
             &[
-                "# connect directly to a root port or a powered hub, with a short known-good cable"
-                    .into(),
-                format!(
-                    "echo on | sudo tee /sys/bus/usb/devices/{}/power/control",
-                    u.device
-                ),
-                format!(
-                    "# disable LPM for the device: add usbcore.quirks={quirk} to the kernel command line"
-                ),
+                "# connect directly to a root port or a powered hub, with a short known-good cable".into(),
+                format!("echo on | sudo tee /sys/bus/usb/devices/{}/power/control", u.device),
+                format!("# disable LPM for the device: add usbcore.quirks={quirk} to the kernel command line"),
             ],
             &[
-                "sudo dmesg -w | grep -- '-71'   # no new lines under load for several minutes"
-                    .into(),
-                format!(
-                    "cat /sys/class/net/{}/statistics/tx_errors   # stays flat",
-                    l.name
-                ),
+                "sudo dmesg -w | grep -- '-71'   # no new lines under load for several minutes".into(),
+                format!("cat /sys/class/net/{}/statistics/tx_errors   # stays flat", l.name),
             ],
             false,
             &notes,
@@ -394,10 +331,7 @@ pub fn usb_autosuspend(ctx: &Ctx) -> Outcome {
     if trouble.is_empty() {
         return Outcome::Passed;
     }
-    let mut ev = vec![format!(
-        "/sys/bus/usb/devices/{}/power/control = auto (runtime autosuspend allowed)",
-        u.device
-    )];
+    let mut ev = vec![format!("/sys/bus/usb/devices/{}/power/control = auto (runtime autosuspend allowed)", u.device)];
     ev.extend(trouble);
     finding(
         "usb-autosuspend",
@@ -406,20 +340,14 @@ pub fn usb_autosuspend(ctx: &Ctx) -> Outcome {
         ev,
         fix(
             &[
-                format!(
-                    "echo on | sudo tee /sys/bus/usb/devices/{}/power/control",
-                    u.device
-                ),
+                format!("echo on | sudo tee /sys/bus/usb/devices/{}/power/control", u.device),
                 format!(
                     "echo 'ACTION==\"add\", SUBSYSTEM==\"usb\", ATTR{{idVendor}}==\"{}\", ATTR{{idProduct}}==\"{}\", ATTR{{power/control}}=\"on\"' | sudo tee /etc/udev/rules.d/50-usb-nic-no-autosuspend.rules",
                     u.vendor_id.as_deref().unwrap_or("?"),
                     u.product_id.as_deref().unwrap_or("?")
                 ),
             ],
-            &[format!(
-                "cat /sys/bus/usb/devices/{}/power/control   # on",
-                u.device
-            )],
+            &[format!("cat /sys/bus/usb/devices/{}/power/control   # on", u.device)],
             false,
             &[],
         ),

@@ -27,9 +27,7 @@ fn relative(from_dir: &Path, to: &Path) -> PathBuf {
 
 impl Tree {
     pub fn new() -> Self {
-        Tree {
-            dir: tempfile::tempdir().expect("tempdir"),
-        }
+        Tree { dir: tempfile::tempdir().expect("tempdir") }
     }
 
     pub fn root(&self) -> &Path {
@@ -86,9 +84,7 @@ impl Tree {
 
 pub fn unhex(s: &str) -> Vec<u8> {
     let s: String = s.chars().filter(|c| c.is_ascii_hexdigit()).collect();
-    (0..s.len() / 2)
-        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex"))
-        .collect()
+    (0..s.len() / 2).map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex")).collect()
 }
 
 /// link-facts §7.3: RTL8156B `descriptors` (3 configs: vendor / NCM / ECM).
@@ -230,11 +226,8 @@ impl Netdev {
         }
         t.attrs(&format!("{dir}/statistics"), &stats);
         for q in 0..self.queues {
-            t.file(
-                format!("{dir}/queues/rx-{q}/rps_cpus"),
-                format!("{}\n", self.rps),
-            )
-            .file(format!("{dir}/queues/rx-{q}/rps_flow_cnt"), "0\n");
+            t.file(format!("{dir}/queues/rx-{q}/rps_cpus"), format!("{}\n", self.rps))
+                .file(format!("{dir}/queues/rx-{q}/rps_flow_cnt"), "0\n");
             if self.queues == 1 {
                 t.errno(&format!("{dir}/queues/tx-{q}/xps_cpus"), "ENOENT");
             } else {
@@ -291,42 +284,21 @@ pub const XHCI: &str = "sys/devices/pci0000:00/0000:00:14.0";
 impl UsbNic {
     /// The USB device name (`2-1` on the USB 3 bus, `1-1` on USB 2).
     pub fn device(&self) -> &'static str {
-        if self.usb_speed == "480" {
-            "1-1"
-        } else {
-            "2-1"
-        }
+        if self.usb_speed == "480" { "1-1" } else { "2-1" }
     }
 
     pub fn write(&self, t: &Tree) {
-        t.attrs(
-            XHCI,
-            &[
-                ("class", "0x0c0330"),
-                ("vendor", "0x8086"),
-                ("device", "0xa36d"),
-            ],
-        )
-        .file(format!("{XHCI}/msi_irqs/125"), "")
-        .link(format!("{XHCI}/driver"), "sys/bus/pci/drivers/xhci_hcd")
-        .attrs(
-            &format!("{XHCI}/usb1"),
-            &[
-                ("speed", "480"),
-                ("version", " 2.00"),
-                ("idVendor", "1d6b"),
-                ("idProduct", "0002"),
-            ],
-        )
-        .attrs(
-            &format!("{XHCI}/usb2"),
-            &[
-                ("speed", "5000"),
-                ("version", " 3.10"),
-                ("idVendor", "1d6b"),
-                ("idProduct", "0003"),
-            ],
-        );
+        t.attrs(XHCI, &[("class", "0x0c0330"), ("vendor", "0x8086"), ("device", "0xa36d")])
+            .file(format!("{XHCI}/msi_irqs/125"), "")
+            .link(format!("{XHCI}/driver"), "sys/bus/pci/drivers/xhci_hcd")
+            .attrs(
+                &format!("{XHCI}/usb1"),
+                &[("speed", "480"), ("version", " 2.00"), ("idVendor", "1d6b"), ("idProduct", "0002")],
+            )
+            .attrs(
+                &format!("{XHCI}/usb2"),
+                &[("speed", "5000"), ("version", " 3.10"), ("idVendor", "1d6b"), ("idProduct", "0003")],
+            );
         let dev = self.device();
         let bus = &dev[..1];
         let ddir = format!("{XHCI}/usb{bus}/{dev}");
@@ -353,10 +325,7 @@ impl UsbNic {
         )
         .file(format!("{ddir}/descriptors"), unhex(self.descriptors))
         .file(format!("{ddir}/bos_descriptors"), unhex(self.bos))
-        .link(
-            format!("{ddir}/driver"),
-            format!("sys/bus/usb/drivers/{}", self.device_driver),
-        );
+        .link(format!("{ddir}/driver"), format!("sys/bus/usb/drivers/{}", self.device_driver));
         let idir = format!("{ddir}/{dev}:{}.0", self.config);
         let sub = if self.iface_class == "02" { "0d" } else { "ff" };
         t.attrs(
@@ -369,21 +338,14 @@ impl UsbNic {
                 ("bAlternateSetting", " 0"),
             ],
         )
-        .link(
-            format!("{idir}/driver"),
-            format!("sys/bus/usb/drivers/{}", self.driver),
-        );
+        .link(format!("{idir}/driver"), format!("sys/bus/usb/drivers/{}", self.driver));
         let ndir = format!("{idir}/net/{}", self.net.name);
         self.net.write(t, &ndir);
         t.link(format!("{ndir}/device"), &idir);
         if self.driver == "cdc_ncm" {
             t.attrs(
                 &format!("{ndir}/cdc_ncm"),
-                &[
-                    ("rx_max", "16384"),
-                    ("tx_max", "16384"),
-                    ("dwNtbInMaxSize", "16384"),
-                ],
+                &[("rx_max", "16384"), ("tx_max", "16384"), ("dwNtbInMaxSize", "16384")],
             );
         }
     }
@@ -401,12 +363,7 @@ pub struct PciNic {
 impl Default for PciNic {
     fn default() -> Self {
         PciNic {
-            net: Netdev {
-                name: "enp3s0",
-                queues: 4,
-                rps: "0",
-                ..Netdev::default()
-            },
+            net: Netdev { name: "enp3s0", queues: 4, rps: "0", ..Netdev::default() },
             rings: (256, 4096),
             rx_usecs: 3,
             partner_max: 2500,
@@ -417,17 +374,9 @@ impl Default for PciNic {
 impl PciNic {
     pub fn write(&self, t: &Tree) {
         let pdir = "sys/devices/pci0000:00/0000:00:1c.0/0000:03:00.0";
-        t.attrs(
-            pdir,
-            &[
-                ("vendor", "0x8086"),
-                ("device", "0x15f3"),
-                ("class", "0x020000"),
-                ("irq", "16"),
-            ],
-        )
-        .file(format!("{pdir}/msi_irqs/130"), "")
-        .link(format!("{pdir}/driver"), "sys/bus/pci/drivers/igc");
+        t.attrs(pdir, &[("vendor", "0x8086"), ("device", "0x15f3"), ("class", "0x020000"), ("irq", "16")])
+            .file(format!("{pdir}/msi_irqs/130"), "")
+            .link(format!("{pdir}/driver"), "sys/bus/pci/drivers/igc");
         let ndir = format!("{pdir}/net/{}", self.net.name);
         self.net.write(t, &ndir);
         t.link(format!("{ndir}/device"), pdir);

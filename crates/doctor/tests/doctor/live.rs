@@ -16,19 +16,12 @@ fn have(cmd: &str) -> bool {
 }
 
 fn sh(argv: &[&str]) -> Output {
-    Command::new(argv[0])
-        .args(&argv[1..])
-        .output()
-        .unwrap_or_else(|e| panic!("{argv:?}: {e}"))
+    Command::new(argv[0]).args(&argv[1..]).output().unwrap_or_else(|e| panic!("{argv:?}: {e}"))
 }
 
 fn ok(argv: &[&str]) -> String {
     let o = sh(argv);
-    assert!(
-        o.status.success(),
-        "{argv:?} failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert!(o.status.success(), "{argv:?} failed: {}", String::from_utf8_lossy(&o.stderr));
     String::from_utf8_lossy(&o.stdout).trim().to_string()
 }
 
@@ -51,11 +44,7 @@ impl Netns {
 
     fn read(&self, path: &str) -> String {
         let o = self.exec(&["cat", path]);
-        assert!(
-            o.status.success(),
-            "cat {path}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        assert!(o.status.success(), "cat {path}: {}", String::from_utf8_lossy(&o.stderr));
         String::from_utf8_lossy(&o.stdout).trim().to_string()
     }
 }
@@ -68,15 +57,9 @@ impl Drop for Netns {
 
 #[test]
 fn live_system_inspects_without_errors() {
-    let opts = InspectOptions {
-        kernel_log: KernelLogSource::Auto,
-        ..Default::default()
-    };
+    let opts = InspectOptions { kernel_log: KernelLogSource::Auto, ..Default::default() };
     let r = wireperf_doctor::inspect(&opts).expect("live inspect");
-    assert!(
-        r.interfaces.iter().all(|i| i.link.name != "lo"),
-        "loopback is excluded"
-    );
+    assert!(r.interfaces.iter().all(|i| i.link.name != "lo"), "loopback is excluded");
     for i in &r.interfaces {
         // Physical only: each has a bus.
         assert!(i.link.bus.is_some(), "{}", i.link.name);
@@ -103,23 +86,13 @@ fn live_snapshot_replays_with_root() {
     let o = sh(&[BIN, "--snapshot", snap.to_str().expect("utf8")]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let live = sh(&[BIN, "--json", "--no-kernel-log"]);
-    let replay = sh(&[
-        BIN,
-        "--json",
-        "--no-kernel-log",
-        "--root",
-        snap.to_str().expect("utf8"),
-    ]);
+    let replay = sh(&[BIN, "--json", "--no-kernel-log", "--root", snap.to_str().expect("utf8")]);
     let a: serde_json::Value = serde_json::from_slice(&live.stdout).expect("json");
     let b: serde_json::Value = serde_json::from_slice(&replay.stdout).expect("json");
     let names = |v: &serde_json::Value| -> Vec<String> {
         v["interfaces"]
             .as_array()
-            .map(|a| {
-                a.iter()
-                    .map(|i| i["name"].as_str().unwrap_or("").to_string())
-                    .collect()
-            })
+            .map(|a| a.iter().map(|i| i["name"].as_str().unwrap_or("").to_string()).collect())
             .unwrap_or_default()
     };
     assert_eq!(names(&a), names(&b));
@@ -145,21 +118,11 @@ fn apply_and_undo_on_veth_in_a_netns() {
         return;
     }
     let ns = Netns::new("apply");
-    assert!(
-        ns.exec(&[
-            "ip", "link", "add", "wpd0", "type", "veth", "peer", "name", "wpd1"
-        ])
-        .status
-        .success()
-    );
+    assert!(ns.exec(&["ip", "link", "add", "wpd0", "type", "veth", "peer", "name", "wpd1"]).status.success());
     for dev in ["wpd0", "wpd1"] {
         assert!(ns.exec(&["ip", "link", "set", dev, "up"]).status.success());
     }
-    assert!(
-        ns.exec(&["ip", "link", "set", "wpd0", "txqueuelen", "100"])
-            .status
-            .success()
-    );
+    assert!(ns.exec(&["ip", "link", "set", "wpd0", "txqueuelen", "100"]).status.success());
     let rps_path = "/sys/class/net/wpd0/queues/rx-0/rps_cpus";
     let txq_path = "/sys/class/net/wpd0/tx_queue_len";
     let (rps0, txq0) = (ns.read(rps_path), ns.read(txq_path));
@@ -170,15 +133,8 @@ fn apply_and_undo_on_veth_in_a_netns() {
 
     let o = ns.exec(&[BIN, "wpd0", "--apply", "--journal", j, "--no-kernel-log"]);
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(
-        o.status.success(),
-        "apply failed: {out}\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    assert!(
-        out.contains("rps-off") && out.contains("txqueuelen"),
-        "{out}"
-    );
+    assert!(o.status.success(), "apply failed: {out}\n{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains("rps-off") && out.contains("txqueuelen"), "{out}");
     let cpus = std::fs::read_to_string("/sys/devices/system/cpu/online").expect("cpus");
     let multi = cpus.trim() != "0";
     if multi {
@@ -189,11 +145,7 @@ fn apply_and_undo_on_veth_in_a_netns() {
     assert_eq!(ns.read("/sys/class/net/wpd1/queues/rx-0/rps_cpus"), rps0);
 
     let o = ns.exec(&[BIN, "--undo", "--journal", j]);
-    assert!(
-        o.status.success(),
-        "undo failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert!(o.status.success(), "undo failed: {}", String::from_utf8_lossy(&o.stderr));
     assert_eq!((ns.read(rps_path), ns.read(txq_path)), (rps0, txq0));
 }
 
@@ -204,20 +156,12 @@ fn rings_on_veth_are_reported_as_not_changeable() {
         return;
     }
     let ns = Netns::new("rings");
-    assert!(
-        ns.exec(&[
-            "ip", "link", "add", "wpd0", "type", "veth", "peer", "name", "wpd1"
-        ])
-        .status
-        .success()
-    );
+    assert!(ns.exec(&["ip", "link", "add", "wpd0", "type", "veth", "peer", "name", "wpd1"]).status.success());
     let o = ns.exec(&[BIN, "wpd0", "--no-kernel-log"]);
     let out = String::from_utf8_lossy(&o.stdout);
     // A down veth: the link is reported down, rings "not reported", the rule "not checked".
     assert!(
-        out.contains("link-down")
-            && out.contains("rings       not reported")
-            && out.contains("small-rings"),
+        out.contains("link-down") && out.contains("rings       not reported") && out.contains("small-rings"),
         "{out}"
     );
 }
@@ -228,18 +172,7 @@ fn apply_without_root_is_a_clear_error() {
         eprintln!("SKIP apply_without_root_is_a_clear_error: needs root (to drop it) and setpriv");
         return;
     }
-    let o = sh(&[
-        "setpriv",
-        "--reuid=65534",
-        "--regid=65534",
-        "--clear-groups",
-        BIN,
-        "--apply",
-        "--no-kernel-log",
-    ]);
+    let o = sh(&["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", BIN, "--apply", "--no-kernel-log"]);
     assert_eq!(o.status.code(), Some(3));
-    assert!(
-        String::from_utf8_lossy(&o.stderr).contains("must run as root"),
-        "{o:?}"
-    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("must run as root"), "{o:?}");
 }

@@ -14,12 +14,8 @@ use wireperf_doctor::{InspectOptions, KernelLogSource, Report, RuleOptions};
 
 /// Inspects a fixture root (kernel log from `DIR/wireperf/kernel.log` when present).
 pub fn inspect_root(root: &Path, rules: RuleOptions) -> Report {
-    let opts = InspectOptions {
-        root: Some(root.to_path_buf()),
-        interfaces: vec![],
-        kernel_log: KernelLogSource::Auto,
-        rules,
-    };
+    let opts =
+        InspectOptions { root: Some(root.to_path_buf()), interfaces: vec![], kernel_log: KernelLogSource::Auto, rules };
     wireperf_doctor::inspect(&opts).expect("inspect")
 }
 
@@ -29,10 +25,7 @@ pub fn ids(r: &Report) -> BTreeSet<&'static str> {
         r.interfaces.len(),
         1,
         "expected one interface, got {:?}",
-        r.interfaces
-            .iter()
-            .map(|i| &i.link.name)
-            .collect::<Vec<_>>()
+        r.interfaces.iter().map(|i| &i.link.name).collect::<Vec<_>>()
     );
     r.interfaces[0].finding_ids().into_iter().collect()
 }

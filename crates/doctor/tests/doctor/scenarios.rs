@@ -25,12 +25,7 @@ pub fn scenario_a() -> (Tree, UsbNic) {
     }
     .write(&t);
     let nic = UsbNic {
-        net: Netdev {
-            duplex: Some("half"),
-            rps: "0",
-            stats: vec![("rx_dropped", "1234")],
-            ..Netdev::default()
-        },
+        net: Netdev { duplex: Some("half"), rps: "0", stats: vec![("rx_dropped", "1234")], ..Netdev::default() },
         driver: "cdc_ncm",
         device_driver: "usb",
         config: 2,
@@ -38,8 +33,7 @@ pub fn scenario_a() -> (Tree, UsbNic) {
         ..UsbNic::default()
     };
     nic.write(&t);
-    t.file("sys/module/cdc_ncm/taint", "\n")
-        .kernel_log(CDC_NCM_LOG);
+    t.file("sys/module/cdc_ncm/taint", "\n").kernel_log(CDC_NCM_LOG);
     (t, nic)
 }
 
@@ -63,32 +57,19 @@ fn only(r: &Report) -> &wireperf_doctor::InterfaceReport {
 }
 
 fn finding<'a>(r: &'a Report, id: &str) -> &'a wireperf_doctor::Finding {
-    only(r)
-        .findings
-        .iter()
-        .find(|f| f.id == id)
-        .unwrap_or_else(|| panic!("no finding {id}"))
+    only(r).findings.iter().find(|f| f.id == id).unwrap_or_else(|| panic!("no finding {id}"))
 }
 
 #[test]
 fn rtl8156b_on_cdc_ncm_half_duplex_usb3() {
     let (t, _) = scenario_a();
     let r = inspect_root(t.root(), RuleOptions::default());
-    assert_eq!(
-        ids(&r),
-        set(&["generic-usb-driver", "half-duplex", "rps-off", "mtu-locked"])
-    );
+    assert_eq!(ids(&r), set(&["generic-usb-driver", "half-duplex", "rps-off", "mtu-locked"]));
     let i = only(&r);
     let chip = i.link.chip.as_ref().expect("chip");
-    assert_eq!(
-        (chip.name.as_str(), chip.variant.as_deref()),
-        ("RTL8156B", Some("RTL8156BG"))
-    );
+    assert_eq!((chip.name.as_str(), chip.variant.as_deref()), ("RTL8156B", Some("RTL8156BG")));
     assert_eq!(i.link.max_mtu, Some(1504), "wMaxSegmentSize 1518 − 14");
-    assert_eq!(
-        i.link.usb.as_ref().and_then(|u| u.vendor_configuration),
-        Some(1)
-    );
+    assert_eq!(i.link.usb.as_ref().and_then(|u| u.vendor_configuration), Some(1));
     let g = i.link.goodput.expect("goodput");
     assert_eq!(g.tcp_bps / 10_000_000, 235);
     // Worst first; R1 on a 6.1 kernel without cfgselector is the udev-rule sub-case (R1b).
@@ -96,14 +77,7 @@ fn rtl8156b_on_cdc_ncm_half_duplex_usb3() {
     let r1 = finding(&r, "generic-usb-driver");
     assert_eq!(r1.severity, Severity::Crit);
     assert!(r1.fix.drops_link);
-    assert!(
-        r1.fix
-            .commands
-            .iter()
-            .any(|c| c.contains("50-usb-realtek-net.rules")),
-        "{:?}",
-        r1.fix.commands
-    );
+    assert!(r1.fix.commands.iter().any(|c| c.contains("50-usb-realtek-net.rules")), "{:?}", r1.fix.commands);
     assert_eq!(finding(&r, "half-duplex").severity, Severity::Info);
     // The softnet drops/squeezes on a 2.5G link make RPS critical.
     assert_eq!(finding(&r, "rps-off").severity, Severity::Crit);
@@ -117,9 +91,7 @@ fn rtl8156b_on_cdc_ncm_half_duplex_usb3() {
     // Rules lacking data say so.
     let nc: Vec<&str> = i.not_checked.iter().map(|n| n.id).collect();
     assert!(
-        nc.contains(&"small-rings")
-            && nc.contains(&"coalescing")
-            && nc.contains(&"speed-below-capability"),
+        nc.contains(&"small-rings") && nc.contains(&"coalescing") && nc.contains(&"speed-below-capability"),
         "{nc:?}"
     );
 }
@@ -136,17 +108,9 @@ fn rtl8156b_r1a_on_new_kernel_suggests_modprobe() {
 #[test]
 fn rtl8157_on_cdc_ncm_before_7_1_must_not_switch() {
     let t = Tree::new();
-    Host {
-        kernel: "6.12.0",
-        ..Host::default()
-    }
-    .write(&t);
+    Host { kernel: "6.12.0", ..Host::default() }.write(&t);
     UsbNic {
-        net: Netdev {
-            speed: Some("5000"),
-            duplex: Some("half"),
-            ..Netdev::default()
-        },
+        net: Netdev { speed: Some("5000"), duplex: Some("half"), ..Netdev::default() },
         driver: "cdc_ncm",
         device_driver: "usb",
         pid: "8157",
@@ -160,11 +124,7 @@ fn rtl8157_on_cdc_ncm_before_7_1_must_not_switch() {
     let r = inspect_root(t.root(), RuleOptions::default());
     assert_eq!(ids(&r), set(&["generic-usb-driver", "half-duplex"]));
     let r1 = finding(&r, "generic-usb-driver");
-    assert!(
-        r1.fix.commands[0].contains("do NOT switch"),
-        "{:?}",
-        r1.fix.commands
-    );
+    assert!(r1.fix.commands[0].contains("do NOT switch"), "{:?}", r1.fix.commands);
 }
 
 #[test]
@@ -175,15 +135,8 @@ fn rtl8156b_fixed_on_r8152_has_no_findings() {
     let i = only(&r);
     let chip = i.link.chip.as_ref().expect("chip");
     assert_eq!(chip.name, "RTL8156B");
-    assert!(
-        chip.identified_by.contains("16362"),
-        "{}",
-        chip.identified_by
-    );
-    assert_eq!(
-        i.link.firmware_file_found.as_deref(),
-        Some("lib/firmware/rtl_nic/rtl8156b-2.fw")
-    );
+    assert!(chip.identified_by.contains("16362"), "{}", chip.identified_by);
+    assert_eq!(i.link.firmware_file_found.as_deref(), Some("lib/firmware/rtl_nic/rtl8156b-2.fw"));
 }
 
 #[test]
@@ -192,11 +145,7 @@ fn rtl8156b_on_usb2_port() {
     let t2 = Tree::new();
     drop(t);
     Host::default().write(&t2);
-    let nic = UsbNic {
-        usb_speed: "480",
-        usb_version: " 2.10",
-        ..UsbNic::default()
-    };
+    let nic = UsbNic { usb_speed: "480", usb_version: " 2.10", ..UsbNic::default() };
     nic.write(&t2);
     t2.cmd(
         nic.net.name,
@@ -207,11 +156,7 @@ fn rtl8156b_on_usb2_port() {
     let r = inspect_root(t2.root(), RuleOptions::default());
     assert_eq!(ids(&r), set(&["usb2-link"]));
     let f = finding(&r, "usb2-link");
-    assert!(
-        f.evidence.iter().any(|e| e.contains("high-speed")),
-        "{:?}",
-        f.evidence
-    );
+    assert!(f.evidence.iter().any(|e| e.contains("high-speed")), "{:?}", f.evidence);
     let g = only(&r).link.goodput.expect("goodput");
     assert_eq!(g.limited_by, wireperf_doctor::goodput::Limit::UsbBus);
     assert!(g.tcp_bps < 426_000_000);
@@ -239,22 +184,13 @@ fn firmware_absent_without_drvinfo_is_not_checked() {
     t.kernel_log("[ 1.0] usb 2-1: new SuperSpeed USB device number 2 using xhci_hcd\n");
     let r = inspect_root(t.root(), RuleOptions::default());
     assert_eq!(ids(&r), set(&[]));
-    assert!(
-        only(&r)
-            .not_checked
-            .iter()
-            .any(|n| n.id == "firmware-missing")
-    );
+    assert!(only(&r).not_checked.iter().any(|n| n.id == "firmware-missing"));
 }
 
 #[test]
 fn tx_status_71_usb_protocol_errors() {
     let (t, nic) = healthy_r8152();
-    t.file(
-        format!("sys/class/net/{}/statistics/tx_errors", nic.net.name),
-        "37\n",
-    )
-    .kernel_log(
+    t.file(format!("sys/class/net/{}/statistics/tx_errors", nic.net.name), "37\n").kernel_log(
         "[307241.049964] r8152 2-1:1.0 eth2: Tx status -71\n\
          [307302.048223] r8152 2-1:1.0 eth2: Tx status -71\n\
          [  812.000001] usb 2-1: Failed to read 4 bytes at 0xe610/0x0100 (-71)\n",
@@ -264,16 +200,8 @@ fn tx_status_71_usb_protocol_errors() {
     assert_eq!(ids(&r), set(&["usb-protocol-errors", "usb-autosuspend"]));
     let f = finding(&r, "usb-protocol-errors");
     assert_eq!(f.severity, Severity::Crit);
-    assert!(
-        f.evidence.iter().any(|e| e.contains("tx_errors = 37")),
-        "{:?}",
-        f.evidence
-    );
-    assert!(
-        f.evidence[0].starts_with("3 USB protocol error"),
-        "{:?}",
-        f.evidence
-    );
+    assert!(f.evidence.iter().any(|e| e.contains("tx_errors = 37")), "{:?}", f.evidence);
+    assert!(f.evidence[0].starts_with("3 USB protocol error"), "{:?}", f.evidence);
 }
 
 #[test]
@@ -285,17 +213,10 @@ fn intel_i225_igc_four_queues_has_no_findings() {
     let r = inspect_root(t.root(), RuleOptions::default());
     assert_eq!(ids(&r), set(&[]));
     let i = only(&r);
-    assert_eq!(
-        i.link.chip.as_ref().map(|c| c.name.as_str()),
-        Some("I225-V")
-    );
+    assert_eq!(i.link.chip.as_ref().map(|c| c.name.as_str()), Some("I225-V"));
     assert_eq!((i.link.queues.rx, i.link.max_mtu), (4, Some(9216)));
     assert_eq!(i.link.rings.as_ref().and_then(|r| r.rx_max), Some(4096));
-    assert!(
-        i.not_checked.iter().all(|n| n.id == "socket-buffers"),
-        "{:?}",
-        i.not_checked
-    );
+    assert!(i.not_checked.iter().all(|n| n.id == "socket-buffers"), "{:?}", i.not_checked);
 }
 
 #[test]
@@ -303,10 +224,7 @@ fn aqc111u_5g_on_usb3_gen1() {
     let t = Tree::new();
     Host::default().write(&t);
     UsbNic {
-        net: Netdev {
-            speed: Some("5000"),
-            ..Netdev::default()
-        },
+        net: Netdev { speed: Some("5000"), ..Netdev::default() },
         driver: "aqc111",
         device_driver: "usb",
         vid: "2eca",
@@ -319,10 +237,7 @@ fn aqc111u_5g_on_usb3_gen1() {
     let r = inspect_root(t.root(), RuleOptions::default());
     assert_eq!(ids(&r), set(&["usb-bus-limit"]));
     assert!(finding(&r, "usb-bus-limit").fix.commands[0].contains("no fix"));
-    assert_eq!(
-        only(&r).link.chip.as_ref().map(|c| c.name.as_str()),
-        Some("AQC111U")
-    );
+    assert_eq!(only(&r).link.chip.as_ref().map(|c| c.name.as_str()), Some("AQC111U"));
 }
 
 #[test]
@@ -330,11 +245,7 @@ fn half_duplex_on_a_phy_driver_is_critical() {
     let t = Tree::new();
     Host::default().write(&t);
     UsbNic {
-        net: Netdev {
-            duplex: Some("half"),
-            stats: vec![("collisions", "12")],
-            ..Netdev::default()
-        },
+        net: Netdev { duplex: Some("half"), stats: vec![("collisions", "12")], ..Netdev::default() },
         power_control: "on",
         ..UsbNic::default()
     }
@@ -377,13 +288,7 @@ fn speed_below_what_both_ends_support() {
     let t = Tree::new();
     Host::default().write(&t);
     PciNic {
-        net: Netdev {
-            name: "enp3s0",
-            queues: 4,
-            rps: "0",
-            speed: Some("1000"),
-            ..Netdev::default()
-        },
+        net: Netdev { name: "enp3s0", queues: 4, rps: "0", speed: Some("1000"), ..Netdev::default() },
         ..PciNic::default()
     }
     .write(&t);
@@ -393,21 +298,12 @@ fn speed_below_what_both_ends_support() {
     let t = Tree::new();
     Host::default().write(&t);
     PciNic {
-        net: Netdev {
-            name: "enp3s0",
-            queues: 4,
-            rps: "0",
-            speed: Some("1000"),
-            ..Netdev::default()
-        },
+        net: Netdev { name: "enp3s0", queues: 4, rps: "0", speed: Some("1000"), ..Netdev::default() },
         partner_max: 1000,
         ..PciNic::default()
     }
     .write(&t);
-    assert_eq!(
-        ids(&inspect_root(t.root(), RuleOptions::default())),
-        set(&[])
-    );
+    assert_eq!(ids(&inspect_root(t.root(), RuleOptions::default())), set(&[]));
 }
 
 #[test]
@@ -437,10 +333,7 @@ fn realtek_out_of_tree_driver_with_sg_disabled() {
     let (t, nic) = healthy_r8152();
     t.file("sys/module/r8152/taint", "O\n")
         .file("sys/module/r8152/version", "v2.21.4 (2025/10/28)\n")
-        .file(
-            format!("sys/class/net/{}/rtl_adv/sg_en", nic.net.name),
-            "disable\n",
-        );
+        .file(format!("sys/class/net/{}/rtl_adv/sg_en", nic.net.name), "disable\n");
     let r = inspect_root(t.root(), RuleOptions::default());
     assert_eq!(ids(&r), set(&["vendor-driver"]));
     assert_eq!(finding(&r, "vendor-driver").severity, Severity::Warn);
@@ -463,28 +356,15 @@ fn small_rings_with_rx_drops() {
     .write(&t);
     let r = inspect_root(t.root(), RuleOptions::default());
     assert_eq!(ids(&r), set(&["small-rings"]));
-    assert_eq!(
-        finding(&r, "small-rings").apply,
-        vec![Action::SetRxRing {
-            iface: "enp3s0".into(),
-            rx: 1024
-        }]
-    );
+    assert_eq!(finding(&r, "small-rings").apply, vec![Action::SetRxRing { iface: "enp3s0".into(), rx: 1024 }]);
 }
 
 #[test]
 fn coalescing_off_on_igc() {
     let t = Tree::new();
     Host::default().write(&t);
-    PciNic {
-        rx_usecs: 0,
-        ..PciNic::default()
-    }
-    .write(&t);
-    assert_eq!(
-        ids(&inspect_root(t.root(), RuleOptions::default())),
-        set(&["coalescing"])
-    );
+    PciNic { rx_usecs: 0, ..PciNic::default() }.write(&t);
+    assert_eq!(ids(&inspect_root(t.root(), RuleOptions::default())), set(&["coalescing"]));
 }
 
 #[test]
@@ -492,13 +372,7 @@ fn short_txqueuelen() {
     let t = Tree::new();
     Host::default().write(&t);
     PciNic {
-        net: Netdev {
-            name: "enp3s0",
-            queues: 4,
-            rps: "0",
-            tx_queue_len: "100",
-            ..Netdev::default()
-        },
+        net: Netdev { name: "enp3s0", queues: 4, rps: "0", tx_queue_len: "100", ..Netdev::default() },
         ..PciNic::default()
     }
     .write(&t);
@@ -513,26 +387,14 @@ fn socket_buffers_only_with_an_rtt() {
     Host::default().write(&t);
     PciNic::default().write(&t);
     // 2.35 Gbit/s × 50 ms = 14.7 MB > tcp_rmem max 6 MiB and tcp_wmem max 4 MiB.
-    let r = inspect_root(
-        t.root(),
-        RuleOptions {
-            rtt_ms: Some(50.0),
-            want_mtu: None,
-        },
-    );
+    let r = inspect_root(t.root(), RuleOptions { rtt_ms: Some(50.0), want_mtu: None });
     assert_eq!(ids(&r), set(&["socket-buffers"]));
     let f = finding(&r, "socket-buffers");
-    assert!(f.apply.iter().any(
-        |a| matches!(a, Action::WriteFile { path, .. } if path == "proc/sys/net/ipv4/tcp_rmem")
-    ));
-    // LAN RTT: nothing to say.
-    let r = inspect_root(
-        t.root(),
-        RuleOptions {
-            rtt_ms: Some(0.3),
-            want_mtu: None,
-        },
+    assert!(
+        f.apply.iter().any(|a| matches!(a, Action::WriteFile { path, .. } if path == "proc/sys/net/ipv4/tcp_rmem"))
     );
+    // LAN RTT: nothing to say.
+    let r = inspect_root(t.root(), RuleOptions { rtt_ms: Some(0.3), want_mtu: None });
     assert_eq!(ids(&r), set(&[]));
 }
 
@@ -541,13 +403,7 @@ fn wanted_mtu_above_device_maximum() {
     let t = Tree::new();
     Host::default().write(&t);
     PciNic::default().write(&t);
-    let r = inspect_root(
-        t.root(),
-        RuleOptions {
-            rtt_ms: None,
-            want_mtu: Some(16000),
-        },
-    );
+    let r = inspect_root(t.root(), RuleOptions { rtt_ms: None, want_mtu: Some(16000) });
     assert_eq!(ids(&r), set(&["mtu-locked"]));
     assert_eq!(finding(&r, "mtu-locked").severity, Severity::Warn);
 }
@@ -567,24 +423,14 @@ fn json_document_has_the_documented_fields() {
     assert_eq!(i["mtu"], 1500);
     assert_eq!(i["max_mtu"], 1504);
     let u = &i["usb"];
+    assert_eq!((u["link_speed_mbps"].as_u64(), u["version"].as_str()), (Some(5000), Some("3.20")));
     assert_eq!(
-        (u["link_speed_mbps"].as_u64(), u["version"].as_str()),
-        (Some(5000), Some("3.20"))
-    );
-    assert_eq!(
-        (
-            u["vendor_id"].as_str(),
-            u["product_id"].as_str(),
-            u["bcd_device"].as_str()
-        ),
+        (u["vendor_id"].as_str(), u["product_id"].as_str(), u["bcd_device"].as_str()),
         (Some("0bda"), Some("8156"), Some("3104"))
     );
     assert_eq!(u["product"], "USB 10/100/1G/2.5G LAN");
     let f = &i["findings"][0];
-    assert_eq!(
-        (f["id"].as_str(), f["severity"].as_str()),
-        (Some("generic-usb-driver"), Some("crit"))
-    );
+    assert_eq!((f["id"].as_str(), f["severity"].as_str()), (Some("generic-usb-driver"), Some("crit")));
     assert!(
         f["summary"].is_string()
             && f["evidence"].is_array()
@@ -639,10 +485,7 @@ fn no_kernel_log_means_log_rules_not_checked() {
     std::fs::remove_file(t.root().join("wireperf/kernel.log")).expect("rm");
     let r = inspect_root(t.root(), RuleOptions::default());
     let nc: Vec<&str> = only(&r).not_checked.iter().map(|n| n.id).collect();
-    assert!(
-        nc.contains(&"usb-protocol-errors") && nc.contains(&"tx-timeouts"),
-        "{nc:?}"
-    );
+    assert!(nc.contains(&"usb-protocol-errors") && nc.contains(&"tx-timeouts"), "{nc:?}");
     assert!(!r.host.kernel_log.available);
 }
 
@@ -654,10 +497,7 @@ fn named_interface_must_exist_and_garbage_does_not_panic() {
         interfaces: vec!["nope0".into()],
         ..Default::default()
     };
-    assert!(matches!(
-        wireperf_doctor::inspect(&opts),
-        Err(wireperf_doctor::Error::NoSuchInterface { .. })
-    ));
+    assert!(matches!(wireperf_doctor::inspect(&opts), Err(wireperf_doctor::Error::NoSuchInterface { .. })));
     // Garbage everywhere: still a report, no panic.
     let n = "enx00e04c680001";
     for f in [
@@ -670,10 +510,7 @@ fn named_interface_must_exist_and_garbage_does_not_panic() {
         "device/../descriptors",
         "device/../speed",
     ] {
-        t.file(
-            format!("sys/class/net/{n}/{f}"),
-            [0xffu8, 0x00, b'x', b'\n'],
-        );
+        t.file(format!("sys/class/net/{n}/{f}"), [0xffu8, 0x00, b'x', b'\n']);
     }
     t.file("proc/net/softnet_stat", "zz\n")
         .file("sys/devices/system/cpu/online", "9-1\n")
@@ -681,14 +518,8 @@ fn named_interface_must_exist_and_garbage_does_not_panic() {
     let r = inspect_root(t.root(), RuleOptions::default());
     assert_eq!(r.interfaces.len(), 1);
     let bad_root = tempfile::tempdir().expect("tmp");
-    let opts = wireperf_doctor::InspectOptions {
-        root: Some(bad_root.path().to_path_buf()),
-        ..Default::default()
-    };
-    assert!(matches!(
-        wireperf_doctor::inspect(&opts),
-        Err(wireperf_doctor::Error::BadRoot(_))
-    ));
+    let opts = wireperf_doctor::InspectOptions { root: Some(bad_root.path().to_path_buf()), ..Default::default() };
+    assert!(matches!(wireperf_doctor::inspect(&opts), Err(wireperf_doctor::Error::BadRoot(_))));
 }
 
 /// Prints scenario A's text and JSON output (pasted into docs/doctor.md). Run with

@@ -16,10 +16,7 @@ use crate::{ids, inspect_root};
 
 fn snapshot_of(root: &std::path::Path, out: &std::path::Path) {
     let r = Root::at(root);
-    let opts = InspectOptions {
-        root: Some(root.to_path_buf()),
-        ..Default::default()
-    };
+    let opts = InspectOptions { root: Some(root.to_path_buf()), ..Default::default() };
     let (_, log) = wireperf_doctor::inspect_with(&r, &opts).expect("inspect");
     wireperf_doctor::snapshot_capture::capture(&r, log.as_deref(), out).expect("capture");
 }
@@ -46,11 +43,7 @@ fn snapshot_directory_replays_the_same_report() {
     assert!(link.is_relative(), "{link:?}");
     assert!(snap.join("wireperf/kernel.log").exists());
     // Only files that were read are copied: cdc_ncm/ attributes were never read.
-    assert!(
-        !snap
-            .join("sys/class/net/enx00e04c680001/cdc_ncm/rx_max")
-            .exists()
-    );
+    assert!(!snap.join("sys/class/net/enx00e04c680001/cdc_ncm/rx_max").exists());
 }
 
 #[test]
@@ -60,14 +53,9 @@ fn snapshot_tar_unpacks_and_replays() {
     let tar_path = out.path().join("snap.tar");
     snapshot_of(t.root(), &tar_path);
     let unpack = out.path().join("unpacked");
-    tar::Archive::new(std::fs::File::open(&tar_path).expect("open"))
-        .unpack(&unpack)
-        .expect("unpack");
+    tar::Archive::new(std::fs::File::open(&tar_path).expect("open")).unpack(&unpack).expect("unpack");
     let r = inspect_root(&unpack, RuleOptions::default());
-    assert_eq!(
-        ids(&r),
-        crate::set(&["generic-usb-driver", "half-duplex", "rps-off", "mtu-locked"])
-    );
+    assert_eq!(ids(&r), crate::set(&["generic-usb-driver", "half-duplex", "rps-off", "mtu-locked"]));
 }
 
 #[test]
@@ -75,27 +63,15 @@ fn apply_and_undo_on_a_fixture_root() {
     let tree = crate::fixture::Tree::new();
     crate::fixture::Host::default().write(&tree);
     crate::fixture::PciNic {
-        net: crate::fixture::Netdev {
-            name: "enp3s0",
-            queues: 1,
-            rps: "0",
-            tx_queue_len: "100",
-            ..Default::default()
-        },
+        net: crate::fixture::Netdev { name: "enp3s0", queues: 1, rps: "0", tx_queue_len: "100", ..Default::default() },
         ..Default::default()
     }
     .write(&tree);
-    let rps = tree
-        .root()
-        .join("sys/class/net/enp3s0/queues/rx-0/rps_cpus");
+    let rps = tree.root().join("sys/class/net/enp3s0/queues/rx-0/rps_cpus");
     let txq = tree.root().join("sys/class/net/enp3s0/tx_queue_len");
     let read = |p: &std::path::Path| std::fs::read_to_string(p).expect("read").trim().to_string();
     let (rps0, txq0) = (read(&rps), read(&txq));
-    let args = DoctorArgs {
-        root: Some(tree.root().to_path_buf()),
-        apply: true,
-        ..Default::default()
-    };
+    let args = DoctorArgs { root: Some(tree.root().to_path_buf()), apply: true, ..Default::default() };
     assert_eq!(run(&args).expect("apply"), 0);
     assert_eq!((read(&rps).as_str(), read(&txq).as_str()), ("f", "1000"));
     // Default journal location in --root mode.
@@ -106,11 +82,7 @@ fn apply_and_undo_on_a_fixture_root() {
     // Nothing left to apply: a second run changes nothing and keeps the journal.
     assert_eq!(run(&args).expect("apply again"), 0);
     assert_eq!(journal::load(&jpath).expect("journal").entries.len(), 2);
-    let undo = DoctorArgs {
-        root: Some(tree.root().to_path_buf()),
-        undo: true,
-        ..Default::default()
-    };
+    let undo = DoctorArgs { root: Some(tree.root().to_path_buf()), undo: true, ..Default::default() };
     assert_eq!(run(&undo).expect("undo"), 0);
     assert_eq!((read(&rps), read(&txq)), (rps0, txq0));
     assert!(journal::load(&jpath).expect("journal").undone);
@@ -123,23 +95,12 @@ fn apply_only_touches_named_interfaces() {
     let tree = crate::fixture::Tree::new();
     crate::fixture::Host::default().write(&tree);
     crate::fixture::PciNic {
-        net: crate::fixture::Netdev {
-            name: "enp3s0",
-            queues: 1,
-            rps: "0",
-            ..Default::default()
-        },
+        net: crate::fixture::Netdev { name: "enp3s0", queues: 1, rps: "0", ..Default::default() },
         ..Default::default()
     }
     .write(&tree);
-    crate::fixture::UsbNic {
-        net: crate::fixture::Netdev {
-            rps: "0",
-            ..Default::default()
-        },
-        ..Default::default()
-    }
-    .write(&tree);
+    crate::fixture::UsbNic { net: crate::fixture::Netdev { rps: "0", ..Default::default() }, ..Default::default() }
+        .write(&tree);
     let jpath = tree.root().join("j.json");
     let args = DoctorArgs {
         root: Some(tree.root().to_path_buf()),
@@ -149,17 +110,9 @@ fn apply_only_touches_named_interfaces() {
         ..Default::default()
     };
     run(&args).expect("apply");
-    let read = |p: &str| {
-        std::fs::read_to_string(tree.root().join(p))
-            .expect("read")
-            .trim()
-            .to_string()
-    };
+    let read = |p: &str| std::fs::read_to_string(tree.root().join(p)).expect("read").trim().to_string();
     assert_eq!(read("sys/class/net/enp3s0/queues/rx-0/rps_cpus"), "f");
-    assert_eq!(
-        read("sys/class/net/enx00e04c680001/queues/rx-0/rps_cpus"),
-        "0"
-    );
+    assert_eq!(read("sys/class/net/enx00e04c680001/queues/rx-0/rps_cpus"), "0");
     let j = journal::load(&jpath).expect("journal");
     assert!(j.entries.iter().all(|e| e.iface == "enp3s0"));
 }

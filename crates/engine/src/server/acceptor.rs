@@ -2,17 +2,16 @@
 
 use crate::event::Outcome;
 use crossbeam_channel::Sender;
-use std::io::{ErrorKind, Read};
+use std::collections::HashMap;
+use std::io::{ErrorKind, Read, Write};
+use std::net::IpAddr;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 use wireperf_protocol::cookie::COOKIE_SIZE;
-
-/// Connections allowed to be between accept and a complete cookie at once. Beyond this a new
-/// connection is closed at once: a flood of silent connections cannot exhaust threads.
-const MAX_HALF_OPEN: usize = 64;
 
 /// Messages to the serve loop.
 pub(super) enum Inbound {
@@ -27,51 +26,53 @@ pub(super) enum Inbound {
         /// Accept order (greeters finish in any order; the client's order matters).
         seq: u64,
     },
-    /// A connection that did not make it that far.
-    Note(String),
+    /// A connection that did not make it that far: why, and its peer when known.
+    Note(String, Option<SocketAddr>),
     /// A test thread finished (boxed: an outcome is much larger than the other messages).
     TestDone(u64, Box<Outcome>),
 }
 
 /// Starts the acceptor thread. It polls so that it can notice `shutdown`; accepted sockets are
-/// handed to greeter threads.
+/// handed to greeter threads. At most `max_half_open` connections may be between accept and a
+/// complete cookie at once; beyond that a new connection is closed at once, so a flood of
+/// silent connections cannot exhaust threads.
 pub(super) fn spawn_acceptor(
     listener: TcpListener,
     tx: Sender<Inbound>,
     shutdown: Arc<AtomicBool>,
     cookie_timeout: Duration,
+    max_half_open: usize,
 ) -> std::io::Result<JoinHandle<()>> {
     listener.set_nonblocking(true)?;
-    let half_open = Arc::new(AtomicUsize::new(0));
+    let half_open = Arc::new(Mutex::new(HalfOpen::default()));
+    let per_ip = (max_half_open / 4).max(1);
     let mut seq = 0u64;
     std::thread::Builder::new().name("wireperf-accept".into()).spawn(move || {
         while !shutdown.load(Ordering::Relaxed) {
             match listener.accept() {
                 Ok((sock, addr)) => {
-                    if half_open.load(Ordering::Relaxed) >= MAX_HALF_OPEN {
-                        let _ = tx.send(Inbound::Note(format!(
-                            "dropped connection from {addr}: too many connections waiting for a cookie"
-                        )));
+                    let ip = addr.ip().to_canonical();
+                    if let Err(why) = HalfOpen::enter(&half_open, ip, max_half_open, per_ip) {
+                        let _ = tx.send(Inbound::Note(why, Some(addr)));
                         continue;
                     }
-                    half_open.fetch_add(1, Ordering::Relaxed);
                     seq += 1;
                     let this = seq;
                     let (tx, ho) = (tx.clone(), Arc::clone(&half_open));
                     let spawned = std::thread::Builder::new().name("wireperf-greet".into()).spawn(move || {
                         let msg = greet(sock, addr, cookie_timeout, this);
-                        ho.fetch_sub(1, Ordering::Relaxed);
+                        HalfOpen::leave(&ho, ip);
                         let _ = tx.send(msg);
                     });
                     if spawned.is_err() {
-                        half_open.fetch_sub(1, Ordering::Relaxed);
+                        HalfOpen::leave(&half_open, ip);
                     }
                 }
                 Err(e) if e.kind() == ErrorKind::WouldBlock => std::thread::sleep(Duration::from_millis(20)),
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
                 Err(e) => {
                     // EMFILE and friends: report, back off, keep serving.
-                    let _ = tx.send(Inbound::Note(format!("accept failed: {e}")));
+                    let _ = tx.send(Inbound::Note(format!("accept failed: {e}"), None));
                     std::thread::sleep(Duration::from_millis(100));
                 }
             }
@@ -79,24 +80,89 @@ pub(super) fn spawn_acceptor(
     })
 }
 
+/// Connections between accept and a complete cookie, in total and per client address (a
+/// quarter of the total each), so one address cannot take every greeter.
+#[derive(Default)]
+struct HalfOpen {
+    total: usize,
+    per_ip: HashMap<IpAddr, usize>,
+}
+
+impl HalfOpen {
+    fn enter(this: &Mutex<HalfOpen>, ip: IpAddr, max: usize, per_ip: usize) -> Result<(), String> {
+        let Ok(mut h) = this.lock() else { return Err("internal lock poisoned".into()) };
+        if h.total >= max {
+            return Err(format!("{max} connections are already waiting for a cookie"));
+        }
+        let n = h.per_ip.entry(ip).or_insert(0);
+        if *n >= per_ip {
+            return Err(format!("{per_ip} connections from this address are already waiting for a cookie"));
+        }
+        *n += 1;
+        h.total += 1;
+        Ok(())
+    }
+
+    fn leave(this: &Mutex<HalfOpen>, ip: IpAddr) {
+        let Ok(mut h) = this.lock() else { return };
+        h.total = h.total.saturating_sub(1);
+        if let Some(n) = h.per_ip.get_mut(&ip) {
+            *n -= 1;
+            if *n == 0 {
+                h.per_ip.remove(&ip);
+            }
+        }
+    }
+}
+
 /// Reads the cookie a new connection must send first.
 fn greet(mut sock: TcpStream, addr: SocketAddr, timeout: Duration, seq: u64) -> Inbound {
     let _ = sock.set_nonblocking(false);
     if sock.set_read_timeout(Some(timeout)).is_err() {
-        return Inbound::Note(format!("connection from {addr}: cannot set a read timeout"));
+        return Inbound::Note("cannot set a read timeout".into(), Some(addr));
     }
     let mut cookie = [0u8; COOKIE_SIZE];
     match sock.read_exact(&mut cookie) {
+        Ok(()) if !plausible_cookie(&cookie) => {
+            // The answer iperf3 gives any connection it will not serve.
+            let _ = sock.set_write_timeout(Some(Duration::from_secs(1)));
+            let _ = sock.write_all(&wireperf_protocol::server::ServerSession::busy_reply());
+            Inbound::Note("sent 37 bytes that are not an iperf3 cookie; answered busy and closed".into(), Some(addr))
+        }
         Ok(()) => {
             let _ = sock.set_read_timeout(None);
             Inbound::Greeted { sock, addr, cookie, seq }
         }
         Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
-            Inbound::Note(format!("connection from {addr} sent no complete cookie within {timeout:?}; closed"))
+            Inbound::Note(format!("no complete cookie within {}s", timeout.as_secs()), Some(addr))
         }
         Err(e) if e.kind() == ErrorKind::UnexpectedEof => {
-            Inbound::Note(format!("connection from {addr} closed before sending a complete cookie"))
+            Inbound::Note("closed before sending a complete cookie".into(), Some(addr))
         }
-        Err(e) => Inbound::Note(format!("connection from {addr}: {e}")),
+        Err(e) => Inbound::Note(format!("reading the cookie failed: {e}"), Some(addr)),
+    }
+}
+
+/// Every iperf3 client makes its cookie from 36 printable characters and a NUL (stock ones from
+/// `a-z2-7`). Anything else is not a client: closing it at once keeps random bytes from
+/// taking a test slot until they fail to parse as parameters.
+fn plausible_cookie(c: &[u8; COOKIE_SIZE]) -> bool {
+    c[COOKIE_SIZE - 1] == 0 && c[..COOKIE_SIZE - 1].iter().all(u8::is_ascii_graphic)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cookie_plausibility() {
+        let mut c = [b'a'; COOKIE_SIZE];
+        c[36] = 0;
+        assert!(plausible_cookie(&c));
+        c[5] = b' ';
+        assert!(!plausible_cookie(&c));
+        c[5] = b'z';
+        c[36] = b'z';
+        assert!(!plausible_cookie(&c), "no NUL");
     }
 }

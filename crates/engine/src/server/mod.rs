@@ -1,14 +1,24 @@
-//! The server: a listener that never wedges, and one test at a time.
+//! The server: a listener that never wedges, running up to `--max-tests` tests at once.
 //!
 //! An acceptor thread hands every new connection to a short-lived greeter thread that reads the
-//! 37-byte cookie with a timeout, so a client that connects and says nothing holds up nobody.
-//! The serve loop then routes the connection: a data connection of the running test goes to
-//! that test's thread, a new cookie starts a test when the server is free, and anything else
-//! gets iperf3's one-byte "busy" answer. Every failure ends one test, is reported, and the loop
-//! goes on to the next client.
+//! 37-byte cookie with a timeout (at most `max_half_open` at once), so a client that connects
+//! and says nothing holds up nobody. The serve loop then routes the connection: a cookie of a
+//! running test in stream setup is a data connection of that test; a new cookie starts a test
+//! when a slot is free (globally and for that client address), waits in the queue when
+//! `--queue` allows it, and gets iperf3's one-byte "busy" answer otherwise. Every test runs on
+//! its own thread; every failure ends one test, is recorded, and the loop goes on.
+//!
+//! A queued client is held with nothing sent: stock iperf3 clients wait for PARAM_EXCHANGE
+//! without a timeout of their own, so they simply start late.
 
 mod acceptor;
+mod policy;
+mod record;
+mod registry;
 mod test;
+
+pub use policy::{AuthContext, AuthHook, Authorizer};
+pub use record::{RecordKind, ServerRecord, bytes_moved};
 
 use crate::config::ServerConfig;
 use crate::ctrl::{Ctrl, Wake};
@@ -16,13 +26,13 @@ use crate::error::EngineError;
 use crate::event::{Observer, Outcome};
 use acceptor::{Inbound, spawn_acceptor};
 use crossbeam_channel::{Sender, unbounded};
-use std::io::Write;
-use std::net::{SocketAddr, TcpListener};
+use registry::Registry;
+use std::io::{ErrorKind, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
-use wireperf_protocol::Cookie;
+use std::time::{Duration, Instant, SystemTime};
 use wireperf_protocol::cookie::COOKIE_SIZE;
 use wireperf_protocol::server::ServerSession;
 
@@ -36,6 +46,9 @@ pub trait ServerHooks {
     fn test_done(&mut self, test_no: u64, outcome: &Outcome);
     /// A one-line note about a connection that did not become a test.
     fn log(&mut self, line: &str);
+    /// A structured record for the operator's log (accepted, queued, finished, failed,
+    /// refused, dropped). The default ignores it.
+    fn record(&mut self, _rec: &ServerRecord) {}
 }
 
 /// A bound iperf3-compatible server.
@@ -44,18 +57,38 @@ pub struct Server {
     cfg: ServerConfig,
 }
 
+/// A running test.
 struct Active {
-    cookie: Cookie,
+    test_no: u64,
+    addr: SocketAddr,
     accepting: Arc<AtomicBool>,
     notify: Sender<Wake>,
     thread: JoinHandle<()>,
+    started: Instant,
+}
+
+/// A client waiting for a slot: its control connection, cookie already read.
+struct Waiting {
+    sock: TcpStream,
+    addr: SocketAddr,
+    cookie: [u8; COOKIE_SIZE],
+    arrived: SystemTime,
+    since: Instant,
+}
+
+/// Why the loop stops taking new tests.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Draining {
+    No,
+    /// `-1` after its test, or an interrupt: finish what runs, refuse the rest.
+    Yes,
 }
 
 impl Server {
     /// Binds the listening socket.
     pub fn bind(cfg: ServerConfig) -> Result<Self, EngineError> {
-        let listener = crate::net::listen(cfg.port, cfg.bind, cfg.bind_dev.as_deref(), cfg.family)
-            .map_err(EngineError::Listen)?;
+        let listener =
+            crate::net::listen(cfg.port, cfg.bind, cfg.bind_dev.as_deref(), cfg.family).map_err(EngineError::Listen)?;
         Ok(Self { listener, cfg })
     }
 
@@ -70,93 +103,205 @@ impl Server {
         let (tx, rx) = unbounded::<Inbound>();
         let listener = self.listener.try_clone().map_err(EngineError::Listen)?;
         let shutdown = Arc::new(AtomicBool::new(false));
-        let acceptor = spawn_acceptor(listener, tx.clone(), Arc::clone(&shutdown), self.cfg.ctrl_timeout)
-            .map_err(EngineError::Listen)?;
+        let acceptor = spawn_acceptor(
+            listener,
+            tx.clone(),
+            Arc::clone(&shutdown),
+            // Real clients send the cookie right after connecting (3.15+ clients themselves give
+            // a peer 10 s): a silent connection need not hold a greeter for the full timeout.
+            self.cfg.ctrl_timeout.min(Duration::from_secs(10)),
+            self.cfg.max_half_open.max(1),
+        )
+        .map_err(EngineError::Listen)?;
+        let mut reg: Registry<Active, Waiting> =
+            Registry::new(self.cfg.max_tests, self.cfg.max_tests_per_client, self.cfg.queue_max);
         let mut test_no = 0u64;
-        let mut active: Option<Active> = None;
         let mut banner_due = true;
         let mut idle_since = Instant::now();
-        let result = loop {
-            if active.is_none() && banner_due {
+        let mut draining = Draining::No;
+        loop {
+            let idle = reg.running_count() == 0 && reg.waiting_count() == 0;
+            if idle && draining == Draining::Yes {
+                break;
+            }
+            if idle && banner_due {
                 hooks.listening(port, test_no + 1);
                 banner_due = false;
                 idle_since = Instant::now();
             }
-            if stop.load(Ordering::Relaxed) {
-                if let Some(a) = &active {
+            if stop.load(Ordering::Relaxed) && draining == Draining::No {
+                draining = Draining::Yes;
+                for a in reg.running() {
                     let _ = a.notify.send(Wake::Interrupt);
-                } else {
-                    break Ok(());
                 }
+                for w in reg.evict_waiting(|_| false) {
+                    refuse(hooks, w.sock, w.addr, "the server is shutting down", Some(w.since.elapsed()));
+                }
+                continue;
             }
             let idle_expired = self.cfg.idle_timeout.is_some_and(|idle| idle_since.elapsed() >= idle);
-            if active.is_none() && idle_expired {
+            if idle && idle_expired {
                 if self.cfg.one_off {
-                    break Ok(());
+                    break;
                 }
                 // iperf3 restarts an idle server quietly: no new banner, same number.
                 idle_since = Instant::now();
             }
-            let msg = match rx.recv_timeout(Duration::from_millis(200)) {
+            self.tend_queue(&mut reg, &mut test_no, hooks, &tx);
+            let msg = match rx.recv_timeout(Duration::from_millis(100)) {
                 Ok(m) => m,
                 Err(_) => continue,
             };
             match msg {
-                Inbound::Greeted { mut sock, addr, cookie, seq } => {
-                    let c = Cookie::from_wire(cookie);
-                    match &active {
-                        Some(a) if a.cookie.matches(&c) && a.accepting.load(Ordering::Acquire) => {
+                Inbound::Greeted { sock, addr, cookie, seq } => {
+                    if let Some(a) = reg.by_cookie(&cookie) {
+                        if a.accepting.load(Ordering::Acquire) {
                             let _ = a.notify.send(Wake::DataConn(sock, seq));
+                        } else {
+                            let why =
+                                format!("a connection with the cookie of test {} outside stream setup", a.test_no);
+                            refuse(hooks, sock, addr, &why, None);
                         }
-                        Some(_) => {
-                            let _ = sock.write_all(&ServerSession::busy_reply());
-                            hooks.log(&format!("refused {addr}: the server is busy running a test"));
-                        }
-                        None => {
-                            test_no += 1;
-                            match self.start_test(test_no, sock, addr, cookie, hooks, tx.clone()) {
-                                Ok(a) => active = Some(a),
-                                Err(e) => hooks.log(&format!("could not start a test for {addr}: {e}")),
+                        continue;
+                    }
+                    let arrived = SystemTime::now();
+                    if draining == Draining::Yes {
+                        refuse(hooks, sock, addr, "the server is finishing its last test", None);
+                        continue;
+                    }
+                    match reg.admit(addr.ip()) {
+                        Ok(()) => self.launch(&mut reg, &mut test_no, hooks, &tx, sock, addr, cookie, arrived),
+                        Err(full) if self.cfg.queue.is_some() => {
+                            let w = Waiting { sock, addr, cookie, arrived, since: Instant::now() };
+                            let _ = w.sock.set_nonblocking(true);
+                            match reg.enqueue(addr.ip(), w) {
+                                Ok(()) => {
+                                    let rec =
+                                        ServerRecord::new(RecordKind::Queued, Some(addr)).because(full.describe());
+                                    hooks.record(&rec);
+                                }
+                                Err(w) => {
+                                    let why = format!("{}, and the queue is full", full.describe());
+                                    refuse(hooks, w.sock, w.addr, &why, None);
+                                }
                             }
                         }
+                        Err(full) => refuse(hooks, sock, addr, &full.describe(), None),
                     }
                 }
-                Inbound::Note(line) => hooks.log(&line),
+                Inbound::Note(line, addr) => {
+                    let rec = ServerRecord::new(RecordKind::Dropped, addr).because(line);
+                    hooks.record(&rec);
+                }
                 Inbound::TestDone(no, outcome) => {
-                    if let Some(a) = active.take() {
+                    if let Some(a) = reg.remove_test(no) {
                         let _ = a.thread.join();
+                        hooks.record(&ServerRecord::done(no, a.addr, a.started.elapsed(), &outcome));
                     }
                     hooks.test_done(no, &outcome);
                     banner_due = true;
                     if self.cfg.one_off || stop.load(Ordering::Relaxed) {
-                        break Ok(());
+                        draining = Draining::Yes;
                     }
                 }
             }
-        };
+        }
         shutdown.store(true, Ordering::Relaxed);
         let _ = acceptor.join();
-        if let Some(a) = active.take() {
+        for a in reg.drain_running() {
             let _ = a.notify.send(Wake::Interrupt);
             let _ = a.thread.join();
         }
-        result
+        Ok(())
     }
 
+    /// Drops queued clients that left or waited too long (busy answer), and starts those for
+    /// whom a slot is free.
+    fn tend_queue(
+        &self,
+        reg: &mut Registry<Active, Waiting>,
+        test_no: &mut u64,
+        hooks: &mut dyn ServerHooks,
+        tx: &Sender<Inbound>,
+    ) {
+        if reg.waiting_count() == 0 {
+            return;
+        }
+        let limit = self.cfg.queue.unwrap_or_default();
+        let mut left = Vec::new();
+        let expired = reg.evict_waiting(|w| {
+            if gone(&w.sock) {
+                left.push((w.addr, w.since.elapsed()));
+                return false;
+            }
+            w.since.elapsed() < limit
+        });
+        for w in expired {
+            if left.iter().any(|(a, _)| *a == w.addr) {
+                continue;
+            }
+            let why = format!("no slot became free within --queue {}s", limit.as_secs());
+            refuse(hooks, w.sock, w.addr, &why, Some(w.since.elapsed()));
+        }
+        for (addr, waited) in left {
+            let mut rec = ServerRecord::new(RecordKind::Dropped, Some(addr)).because("the client left the queue");
+            rec.duration = Some(waited);
+            hooks.record(&rec);
+        }
+        while let Some(w) = reg.next_admissible() {
+            let _ = w.sock.set_nonblocking(false);
+            self.launch(reg, test_no, hooks, tx, w.sock, w.addr, w.cookie, w.arrived);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn launch(
+        &self,
+        reg: &mut Registry<Active, Waiting>,
+        test_no: &mut u64,
+        hooks: &mut dyn ServerHooks,
+        tx: &Sender<Inbound>,
+        sock: TcpStream,
+        addr: SocketAddr,
+        cookie: [u8; COOKIE_SIZE],
+        arrived: SystemTime,
+    ) {
+        *test_no += 1;
+        let no = *test_no;
+        match self.start_test(no, sock, addr, cookie, arrived, hooks, tx.clone()) {
+            Ok(a) => {
+                let mut rec = ServerRecord::new(RecordKind::Accepted, Some(addr));
+                rec.test = Some(no);
+                hooks.record(&rec);
+                reg.insert(cookie, no, addr.ip(), a);
+            }
+            Err(e) => {
+                let mut rec = ServerRecord::new(RecordKind::Failed, Some(addr)).because(e.to_string());
+                rec.test = Some(no);
+                hooks.record(&rec);
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn start_test(
         &self,
         test_no: u64,
-        sock: std::net::TcpStream,
+        sock: TcpStream,
         addr: SocketAddr,
         cookie: [u8; COOKIE_SIZE],
+        arrived: SystemTime,
         hooks: &mut dyn ServerHooks,
         done: Sender<Inbound>,
     ) -> Result<Active, EngineError> {
+        // A client that stops reading cannot park the test thread in a write forever.
+        let _ = sock.set_write_timeout(Some(self.cfg.ctrl_timeout));
         let ctrl = Ctrl::new(sock).map_err(|err| EngineError::Ctrl { op: "read from", err })?;
         let notify = ctrl.notifier();
         let accepting = Arc::new(AtomicBool::new(false));
         let mut obs = hooks.new_test(test_no);
-        let cfg = self.cfg.clone();
+        let mut cfg = self.cfg.clone();
+        cfg.auth = cfg.auth.map(|h| h.for_test(AuthContext { client: Some(addr), arrived }));
         let acc = Arc::clone(&accepting);
         let thread = std::thread::Builder::new()
             .name(format!("wireperf-test-{test_no}"))
@@ -165,6 +310,27 @@ impl Server {
                 let _ = done.send(Inbound::TestDone(test_no, Box::new(outcome)));
             })
             .map_err(|err| EngineError::Ctrl { op: "start a thread for", err })?;
-        Ok(Active { cookie: Cookie::from_wire(cookie), accepting, notify, thread })
+        Ok(Active { test_no, addr, accepting, notify, thread, started: Instant::now() })
+    }
+}
+
+/// Sends the busy byte, closes, and records why.
+fn refuse(hooks: &mut dyn ServerHooks, mut sock: TcpStream, addr: SocketAddr, why: &str, waited: Option<Duration>) {
+    let _ = sock.set_nonblocking(false);
+    let _ = sock.set_write_timeout(Some(Duration::from_secs(1)));
+    let _ = sock.write_all(&ServerSession::busy_reply());
+    let mut rec = ServerRecord::new(RecordKind::Refused, Some(addr)).because(why);
+    rec.duration = waited;
+    rec.i_errno = Some(wireperf_protocol::IperfErrno::ACCESSDENIED.0);
+    hooks.record(&rec);
+}
+
+/// True when a queued (non-blocking) control connection was closed by its client.
+fn gone(sock: &TcpStream) -> bool {
+    let mut b = [0u8; 1];
+    match sock.peek(&mut b) {
+        Ok(0) => true,
+        Ok(_) => false,
+        Err(e) => e.kind() != ErrorKind::WouldBlock && e.kind() != ErrorKind::Interrupted,
     }
 }

@@ -7,14 +7,14 @@ use crate::event::{Event, Observer, Outcome, ServerOutput};
 use crate::net::{self, TcpOptions};
 use crate::report;
 use crate::running::TestRun;
-use crate::stream::{Stream, StreamSpec};
+use crate::stream::{self, DataSock, Stream, StreamSpec, UdpOptions, UdpSpec};
 use crate::summary::{EndInputs, build_end, local_results};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use wireperf_protocol::cookie::COOKIE_SIZE;
 use wireperf_protocol::schema::{HostPort, TestReport};
-use wireperf_protocol::server::{ServerEvent, ServerLimits, ServerSession};
+use wireperf_protocol::server::{ServerEvent, ServerSession};
 use wireperf_protocol::{IperfErrno, Protocol, TestParams};
 use wireperf_sys::{CpuSampler, CpuUtil};
 
@@ -32,7 +32,18 @@ pub(super) fn serve_test(
     accepting: &AtomicBool,
 ) -> Outcome {
     let mut report = TestReport { start: report::base_start(), ..Default::default() };
-    let mut t = ServerTest { cfg, accepting, params: None, run: None, pending: Vec::new(), t_end: None, cpu: None, cpu_end: None, started: None, rate_samples: Default::default() };
+    let mut t = ServerTest {
+        cfg,
+        accepting,
+        params: None,
+        run: None,
+        pending: Vec::new(),
+        t_end: None,
+        cpu: None,
+        cpu_end: None,
+        started: None,
+        rate_samples: Default::default(),
+    };
     let error = match t.run(&mut ctrl, addr, cookie, &mut report, obs) {
         Ok(()) => None,
         Err((e, session)) => {
@@ -68,6 +79,9 @@ struct ServerTest<'a> {
 }
 
 impl ServerTest<'_> {
+    // The failure hands the session back so the caller can tell the client why; it happens once
+    // per test, so its size does not matter.
+    #[allow(clippy::result_large_err)]
     fn run(
         &mut self,
         ctrl: &mut Ctrl,
@@ -77,7 +91,7 @@ impl ServerTest<'_> {
         obs: &mut dyn Observer,
     ) -> Result<(), Failure> {
         let t0 = Instant::now();
-        let limits = ServerLimits { ctrl_timeout: self.cfg.ctrl_timeout, ..Default::default() };
+        let limits = super::policy::session_limits(self.cfg);
         let mut session = ServerSession::new(t0.elapsed(), limits);
         macro_rules! tri {
             ($e:expr) => {
@@ -94,6 +108,10 @@ impl ServerTest<'_> {
         if let Some(ka) = &self.cfg.cntl_ka {
             let _ = wireperf_sys::sockopt::set_keepalive(ctrl.socket(), ka);
         }
+        // Without NODELAY, Nagle holds TEST_START/TEST_RUNNING behind the unacknowledged
+        // CREATE_STREAMS byte until the client's delayed ACK (~40 ms on Linux), so the client
+        // would start that much later than this side's clock.
+        let _ = wireperf_sys::sockopt::set_nodelay(ctrl.socket(), true);
         tri!(session.handle_input(t0.elapsed(), &cookie));
         loop {
             let out = session.take_output();
@@ -138,11 +156,27 @@ impl ServerTest<'_> {
                         }
                         report.start.target_bitrate = Some(p.bandwidth.unwrap_or(0));
                         report.start.sock_bufsize = Some(u64::from(p.window.unwrap_or(0)));
-                        report.start.tcp_mss_default = Some(0);
                         report.start.test_start = Some(report::test_start(&p));
+                        let udp = p.protocol == Protocol::Udp;
                         self.params = Some(*p);
-                        self.accepting.store(true, Ordering::Release);
+                        if !udp {
+                            report.start.tcp_mss_default = Some(0);
+                            self.accepting.store(true, Ordering::Release);
+                            tri!(session.accept_params(t0.elapsed()));
+                            continue;
+                        }
+                        // UDP: the first listening socket must exist before CREATE_STREAMS
+                        // goes out, or the client's first handshake datagram finds no one.
+                        let local = match ctrl.socket().local_addr() {
+                            Ok(a) => a,
+                            Err(err) => return Err((EngineError::Listen(err), Some(session))),
+                        };
+                        let first = tri!(stream::server_listen(local, self.cfg.bind_dev.as_deref()));
                         tri!(session.accept_params(t0.elapsed()));
+                        let out = session.take_output();
+                        tri!(ctrl.send(&out));
+                        let socks = tri!(self.udp_handshakes(first, ctrl));
+                        tri!(self.begin(socks, &mut session, t0, report, obs, ctrl));
                     }
                     ServerEvent::TestEnd => {
                         self.t_end = Some(Instant::now());
@@ -162,7 +196,10 @@ impl ServerTest<'_> {
                         };
                         // Exactness: wait until each receiving stream has what the client
                         // says it sent, then stop counting.
-                        let sent = |s: &Stream| peer.streams.iter().find(|p| p.id == s.wire_id).map(|p| p.bytes);
+                        let sent = |s: &Stream| {
+                            let p = peer.streams.iter().find(|p| p.id == s.wire_id)?;
+                            if s.is_udp() { u64::try_from(p.packets).ok() } else { Some(p.bytes) }
+                        };
                         r.drain_receivers(Instant::now() + DRAIN_LIMIT, &sent);
                         r.finish(t_end, obs);
                         let locals = r.locals();
@@ -175,6 +212,10 @@ impl ServerTest<'_> {
                             bidir_split: p.filter(|p| p.bidirectional).map(|p| p.parallel as usize),
                         };
                         report.end = build_end(&inputs);
+                        if let Some(f) = &self.cfg.file {
+                            crate::diskfile::add_diskfile(&mut report.end, f);
+                        }
+                        crate::extras::attach(&mut report.end, &r.streams);
                         report.intervals = std::mem::take(&mut r.intervals);
                         obs.event(Event::End(report));
                         let mut mine = local_results(&inputs);
@@ -203,9 +244,7 @@ impl ServerTest<'_> {
 
     /// Refuses what this server cannot or will not run, with the code a stock client knows.
     fn validate(&self, p: &TestParams) -> Result<(), EngineError> {
-        if p.protocol == Protocol::Udp {
-            return Err(EngineError::Unsupported("UDP (-u)"));
-        }
+        super::policy::check_params(self.cfg, p)?;
         if let Some(limit) = self.cfg.bitrate_limit {
             let per = p.bandwidth.unwrap_or(0).max(p.fqrate.unwrap_or(0));
             let total = per.saturating_mul(u64::from(p.total_streams()));
@@ -272,10 +311,59 @@ impl ServerTest<'_> {
         // Direction is decided by the order the client opened the connections, which the
         // accept sequence preserves (cookie reads may finish in any order).
         self.pending.sort_by_key(|(seq, _)| *seq);
-        let mut streams = Vec::with_capacity(self.pending.len());
-        for (i, (_, sock)) in std::mem::take(&mut self.pending).into_iter().enumerate() {
+        let socks = std::mem::take(&mut self.pending).into_iter().map(|(_, s)| DataSock::Tcp(s)).collect();
+        self.begin(socks, session, t0, report, obs, ctrl)
+    }
+
+    /// The UDP stream handshakes, in the client's order, on the listener bound before
+    /// CREATE_STREAMS. The control connection is watched meanwhile: a client that gives up
+    /// or an interrupt ends the wait.
+    fn udp_handshakes(&mut self, first: std::net::UdpSocket, ctrl: &mut Ctrl) -> Result<Vec<DataSock>, EngineError> {
+        let Some(p) = self.params.clone() else { return Ok(Vec::new()) };
+        let opts = self.udp_options(&p);
+        let deadline = Instant::now() + self.cfg.ctrl_timeout;
+        let mut poll = || match ctrl.wait(Some(Instant::now())) {
+            None | Some(Wake::BudgetReached) | Some(Wake::DataConn(..)) => Ok(()),
+            // Nothing may come on ctrl before TEST_START but CLIENT_TERMINATE.
+            Some(Wake::CtrlData(_)) | Some(Wake::CtrlEof) => Err(EngineError::ClientTerminated),
+            Some(Wake::CtrlError(err)) => Err(EngineError::Ctrl { op: "read from", err }),
+            Some(Wake::StreamFailed(e)) => Err(e),
+            Some(Wake::Interrupt) => Err(EngineError::ServerTerminated),
+        };
+        let socks = stream::server_handshakes(first, p.total_streams() as usize, &opts, deadline, &mut poll)?;
+        Ok(socks.into_iter().map(DataSock::Udp).collect())
+    }
+
+    fn udp_options(&self, p: &TestParams) -> UdpOptions {
+        UdpOptions {
+            window: p.window,
+            tos: p.tos,
+            fqrate: p.fqrate,
+            dont_fragment: p.dont_fragment,
+            bind_dev: self.cfg.bind_dev.clone(),
+        }
+    }
+
+    /// All data streams are up (in the client's order): send TEST_START/TEST_RUNNING and start
+    /// the stream threads.
+    #[allow(clippy::too_many_arguments)]
+    fn begin(
+        &mut self,
+        socks: Vec<DataSock>,
+        session: &mut ServerSession,
+        t0: Instant,
+        report: &mut TestReport,
+        obs: &mut dyn Observer,
+        ctrl: &mut Ctrl,
+    ) -> Result<(), EngineError> {
+        let Some(p) = self.params.clone() else { return Ok(()) };
+        let mut streams = Vec::with_capacity(socks.len());
+        for (i, sock) in socks.into_iter().enumerate() {
             // Server view: normal → receive; -R → send; --bidir → first N receive, then N send.
             let sender = if p.bidirectional { i >= p.parallel as usize } else { p.reverse };
+            if let DataSock::Udp(u) = &sock {
+                stream::apply_udp_options(u, &self.udp_options(&p), sender)?;
+            }
             let s = Stream::new(i, sock, sender);
             obs.event(Event::StreamConnected(&s.connected));
             report.start.connected.push(s.connected.clone());
@@ -300,6 +388,11 @@ impl ServerTest<'_> {
             rate: p.bandwidth.unwrap_or(0),
             rcv_timeout: self.cfg.rcv_timeout,
             affinity: self.cfg.affinity,
+            udp: UdpSpec { counters_64bit: p.udp_counters_64bit, burst: p.burst.unwrap_or(0), offload: true },
+            // iperf3's server honours the client's `-Z` for `-R` with sendfile.
+            send_mode: if p.zerocopy { crate::SendMode::Sendfile } else { crate::SendMode::Write },
+            skip_rx_copy: p.skip_rx_copy,
+            file: self.cfg.file.clone(),
         };
         run.start(now, omit, &spec, &ctrl.notifier())?;
         self.started = Some(now);
@@ -325,6 +418,7 @@ impl ServerTest<'_> {
             bidir_split: self.params.as_ref().filter(|p| p.bidirectional).map(|p| p.parallel as usize),
         };
         report.end = build_end(&inputs);
+        crate::extras::attach(&mut report.end, &r.streams);
         report.intervals = std::mem::take(&mut r.intervals);
         obs.event(Event::End(report));
     }

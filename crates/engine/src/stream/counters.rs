@@ -2,7 +2,6 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-
 /// Written only by the stream's own thread; read by the sampler. Relaxed ordering is enough:
 /// every value is a monotonic total read on its own.
 #[derive(Debug, Default)]
@@ -19,6 +18,53 @@ pub(crate) struct Counters {
     pub draining: AtomicBool,
     /// The thread has exited.
     pub finished: AtomicBool,
+    /// UDP figures (unused by TCP streams).
+    pub udp: UdpCounters,
+    /// TCP: which send/receive path ran, and any zero-copy fallback.
+    pub io: super::zerocopy::IoReport,
+}
+
+/// UDP figures of one stream, written by its thread.
+#[derive(Debug, Default)]
+pub(crate) struct UdpCounters {
+    /// Sender: datagrams sent (= last sequence number used). Receiver: highest number seen.
+    pub packets: AtomicU64,
+    /// Sender: datagrams the kernel refused (ENOBUFS/EAGAIN); they used no sequence number.
+    pub send_drops: AtomicU64,
+    /// Receiver: distinct sequence numbers received.
+    pub unique: AtomicU64,
+    /// Receiver: datagrams that arrived late (not duplicates).
+    pub out_of_order: AtomicU64,
+    /// Receiver: duplicate datagrams.
+    pub duplicates: AtomicU64,
+    /// Receiver: jitter in seconds, as `f64` bits.
+    pub jitter_bits: AtomicU64,
+    /// Receiver: the test thread asks for a jitter restart (end of omit).
+    pub reset_jitter: AtomicBool,
+    /// Receiver: when the last datagram arrived, µs after the stream's start (for the drain).
+    pub last_rx_us: AtomicU64,
+}
+
+impl UdpCounters {
+    /// Publishes the receiver's totals.
+    pub(crate) fn store_recv(&self, t: &super::udp_stats::UdpRecvTotals) {
+        self.unique.store(t.unique, Ordering::Relaxed);
+        self.out_of_order.store(t.out_of_order, Ordering::Relaxed);
+        self.duplicates.store(t.duplicates, Ordering::Relaxed);
+        self.jitter_bits.store(t.jitter.to_bits(), Ordering::Relaxed);
+        self.packets.store(t.highest, Ordering::Relaxed);
+    }
+
+    /// A snapshot of the receiver's totals.
+    pub(crate) fn recv_totals(&self) -> super::udp_stats::UdpRecvTotals {
+        super::udp_stats::UdpRecvTotals {
+            highest: self.packets.load(Ordering::Relaxed),
+            unique: self.unique.load(Ordering::Relaxed),
+            out_of_order: self.out_of_order.load(Ordering::Relaxed),
+            duplicates: self.duplicates.load(Ordering::Relaxed),
+            jitter: f64::from_bits(self.jitter_bits.load(Ordering::Relaxed)),
+        }
+    }
 }
 
 impl Counters {
@@ -35,4 +81,3 @@ impl Counters {
         self.bytes.load(Ordering::Relaxed)
     }
 }
-

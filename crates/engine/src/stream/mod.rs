@@ -1,4 +1,4 @@
-//! Data streams: one OS thread per stream moving bytes on a blocking socket.
+//! Data streams: one OS thread per stream moving bytes on a blocking socket, TCP or UDP.
 //!
 //! The thread owns the hot loop and touches only its own counters (relaxed atomic stores, no
 //! locks, no allocation per write). The test thread reads those counters when it samples an
@@ -6,16 +6,24 @@
 
 mod budget;
 mod counters;
+mod file;
 mod tcp;
+mod udp;
+pub(crate) mod udp_stats;
+mod zerocopy;
 
 pub(crate) use budget::Budget;
 pub(crate) use counters::Counters;
+pub(crate) use udp::{
+    UdpOptions, UdpSpec, apply_options as apply_udp_options, client_handshake, server_handshakes, server_listen,
+};
+pub use zerocopy::SendMode;
 
 use crate::ctrl::Wake;
 use crate::error::EngineError;
 use crossbeam_channel::Sender;
-use std::net::{Shutdown, TcpStream};
-use std::os::fd::AsRawFd;
+use std::net::{Shutdown, SocketAddr, TcpStream, UdpSocket};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
@@ -35,6 +43,57 @@ pub(crate) struct StreamSpec {
     pub rcv_timeout: Duration,
     /// Pin the thread to this CPU.
     pub affinity: Option<usize>,
+    /// UDP settings (ignored by TCP streams).
+    pub udp: UdpSpec,
+    /// TCP senders: write, sendfile (`-Z`) or MSG_ZEROCOPY (`--zerocopy=z`).
+    pub send_mode: SendMode,
+    /// TCP receivers: discard with `MSG_TRUNC` (`--skip-rx-copy`).
+    pub skip_rx_copy: bool,
+    /// `-F`: send this file / write what arrives into it (TCP).
+    pub file: Option<std::path::PathBuf>,
+}
+
+/// The socket a stream moves data on.
+#[derive(Debug)]
+pub(crate) enum DataSock {
+    /// A TCP data connection.
+    Tcp(TcpStream),
+    /// A connected UDP socket (after the iperf3 UDP handshake).
+    Udp(UdpSocket),
+}
+
+impl DataSock {
+    fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        match self {
+            DataSock::Tcp(s) => s.local_addr(),
+            DataSock::Udp(s) => s.local_addr(),
+        }
+    }
+
+    fn peer_addr(&self) -> std::io::Result<SocketAddr> {
+        match self {
+            DataSock::Tcp(s) => s.peer_addr(),
+            DataSock::Udp(s) => s.peer_addr(),
+        }
+    }
+
+    fn shutdown(&self, how: Shutdown) {
+        // UDP: shutdown wakes a reader blocked in recv; a failure (not connected) is harmless
+        // because every loop also polls its stop flag.
+        let _ = match self {
+            DataSock::Tcp(s) => s.shutdown(how),
+            DataSock::Udp(s) => socket2::SockRef::from(s).shutdown(how),
+        };
+    }
+}
+
+impl AsFd for DataSock {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        match self {
+            DataSock::Tcp(s) => s.as_fd(),
+            DataSock::Udp(s) => s.as_fd(),
+        }
+    }
 }
 
 /// One data stream as the test thread sees it.
@@ -49,7 +108,7 @@ pub(crate) struct Stream {
     pub connected: Connected,
     /// Shared with the thread.
     pub counters: Arc<Counters>,
-    sock: Arc<TcpStream>,
+    sock: Arc<DataSock>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
@@ -61,9 +120,9 @@ pub(crate) fn wire_id(index: usize) -> i32 {
 
 impl Stream {
     /// Wraps a connected data socket.
-    pub(crate) fn new(index: usize, sock: TcpStream, sender: bool) -> Self {
+    pub(crate) fn new(index: usize, sock: DataSock, sender: bool) -> Self {
         let connected = Connected {
-            socket: sock.as_raw_fd(),
+            socket: sock.as_fd().as_raw_fd(),
             local_host: sock.local_addr().map(|a| crate::net::show_ip(a.ip())).unwrap_or_default(),
             local_port: sock.local_addr().map(|a| a.port()).unwrap_or(0),
             remote_host: sock.peer_addr().map(|a| crate::net::show_ip(a.ip())).unwrap_or_default(),
@@ -71,7 +130,7 @@ impl Stream {
         };
         Self {
             wire_id: wire_id(index),
-            socket: sock.as_raw_fd(),
+            socket: sock.as_fd().as_raw_fd(),
             sender,
             connected,
             counters: Arc::new(Counters::default()),
@@ -82,8 +141,19 @@ impl Stream {
     }
 
     /// The socket, for TCP_INFO and socket options.
-    pub(crate) fn socket_ref(&self) -> &TcpStream {
-        &self.sock
+    pub(crate) fn socket_ref(&self) -> BorrowedFd<'_> {
+        self.sock.as_fd()
+    }
+
+    /// True for a UDP stream.
+    pub(crate) fn is_udp(&self) -> bool {
+        matches!(*self.sock, DataSock::Udp(_))
+    }
+
+    /// The receiving socket's drop counter (`sk_drops`, what `SO_RXQ_OVFL` reports); 0 when the
+    /// kernel cannot say.
+    pub(crate) fn socket_drops(&self) -> u32 {
+        wireperf_sys::sockopt::socket_drops(self.sock.as_fd()).unwrap_or(0)
     }
 
     /// Starts the stream's thread.
@@ -105,14 +175,33 @@ impl Stream {
                 if let Some(cpu) = spec.affinity {
                     let _ = wireperf_sys::set_thread_affinity(cpu);
                 }
-                let res = if sender {
-                    tcp::send_loop(&sock, &spec, &counters, &stop, budget.as_deref())
-                } else {
-                    let note = notify.clone();
-                    let on_budget = move || {
-                        let _ = note.send(Wake::BudgetReached);
-                    };
-                    tcp::recv_loop(&sock, &spec, &counters, &stop, budget.as_deref(), &on_budget)
+                let note = notify.clone();
+                let on_budget = move || {
+                    let _ = note.send(Wake::BudgetReached);
+                };
+                let res = match (&*sock, sender) {
+                    (DataSock::Tcp(s), true) if spec.file.is_some() => file::send_loop(
+                        s,
+                        spec.file.as_deref().unwrap_or(std::path::Path::new("")),
+                        &spec,
+                        &counters,
+                        &stop,
+                    ),
+                    (DataSock::Tcp(s), false) if spec.file.is_some() => file::recv_loop(
+                        s,
+                        spec.file.as_deref().unwrap_or(std::path::Path::new("")),
+                        &spec,
+                        &counters,
+                        &stop,
+                    ),
+                    (DataSock::Tcp(s), true) => tcp::send_loop(s, &spec, &counters, &stop, budget.as_deref()),
+                    (DataSock::Tcp(s), false) => {
+                        tcp::recv_loop(s, &spec, &counters, &stop, budget.as_deref(), &on_budget)
+                    }
+                    (DataSock::Udp(s), true) => udp::send_loop(s, &spec, &counters, &stop, budget.as_deref()),
+                    (DataSock::Udp(s), false) => {
+                        udp::recv_loop(s, &spec, &counters, &stop, budget.as_deref(), &on_budget)
+                    }
                 };
                 counters.record_thread_cpu();
                 match res {
@@ -143,7 +232,7 @@ impl Stream {
     pub(crate) fn stop(&mut self, hard: bool) {
         self.stop.store(true, Ordering::Relaxed);
         if hard {
-            let _ = self.sock.shutdown(Shutdown::Both);
+            self.sock.shutdown(Shutdown::Both);
         }
         if let Some(t) = self.thread.take() {
             let _ = t.join();
@@ -152,7 +241,9 @@ impl Stream {
 
     /// Half-closes the sending direction so the peer reads EOF after the last byte.
     pub(crate) fn finish_sending(&self) {
-        let _ = self.sock.shutdown(Shutdown::Write);
+        if !self.is_udp() {
+            self.sock.shutdown(Shutdown::Write);
+        }
     }
 
     /// True once the thread has exited.

@@ -1,8 +1,9 @@
 //! The TCP send and receive loops.
 
+use super::zerocopy::{BlockSender, receive};
 use super::{Budget, Counters, StreamSpec};
 use crate::error::EngineError;
-use std::io::{ErrorKind, Read, Write};
+use std::io::ErrorKind;
 use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -50,12 +51,23 @@ pub(crate) fn send_loop(
     stop: &AtomicBool,
     budget: Option<&Budget>,
 ) -> Result<LoopEnd, EngineError> {
-    sock.set_write_timeout(Some(POLL))
-        .map_err(|err| EngineError::Stream { op: "write to", err })?;
-    let buf = payload(spec.len.max(1), spec.repeating_payload);
+    sock.set_write_timeout(Some(POLL)).map_err(|err| EngineError::Stream { op: "write to", err })?;
+    let mut tx = BlockSender::new(sock, spec, &counters.io);
+    let res = send_blocks(&mut tx, spec, counters, stop, budget);
+    tx.finish();
+    res
+}
+
+fn send_blocks(
+    tx: &mut BlockSender<'_>,
+    spec: &StreamSpec,
+    counters: &Counters,
+    stop: &AtomicBool,
+    budget: Option<&Budget>,
+) -> Result<LoopEnd, EngineError> {
+    let len = tx.len();
     let start = Instant::now();
     let (mut total, mut blocks) = (0u64, 0u64);
-    let mut w = sock;
     loop {
         if stop.load(Ordering::Relaxed) {
             return Ok(LoopEnd::Stopped);
@@ -71,13 +83,13 @@ pub(crate) fn send_loop(
             }
         }
         if let Some(b) = budget {
-            if !b.claim(buf.len() as u64) {
+            if !b.claim(len as u64) {
                 return Ok(LoopEnd::Budget);
             }
         }
         let mut off = 0;
-        while off < buf.len() {
-            match w.write(&buf[off..]) {
+        while off < len {
+            match tx.send(off) {
                 Ok(0) => {
                     let err = std::io::Error::new(ErrorKind::WriteZero, "peer closed the stream");
                     return Err(EngineError::Stream { op: "write to", err });
@@ -115,14 +127,13 @@ pub(crate) fn recv_loop(
     budget: Option<&Budget>,
     on_budget: &dyn Fn(),
 ) -> Result<LoopEnd, EngineError> {
-    sock.set_read_timeout(Some(POLL))
-        .map_err(|err| EngineError::Stream { op: "read from", err })?;
+    sock.set_read_timeout(Some(POLL)).map_err(|err| EngineError::Stream { op: "read from", err })?;
     let mut buf = vec![0u8; spec.len.clamp(1, 4 * 1024 * 1024)];
     let (mut total, mut blocks) = (0u64, 0u64);
     let mut last_data = Instant::now();
-    let mut r = sock;
+    counters.io.set_receive(spec.skip_rx_copy);
     loop {
-        match r.read(&mut buf) {
+        match receive(sock, &mut buf, spec.skip_rx_copy) {
             Ok(0) => return Ok(LoopEnd::Eof),
             Ok(n) => {
                 total += n as u64;

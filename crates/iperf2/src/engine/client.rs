@@ -99,11 +99,7 @@ fn join_all(handles: Vec<thread::JoinHandle<Result<(), EngineError>>>) -> Result
         match h.join() {
             Ok(Ok(())) => {}
             Ok(Err(e)) => first_err = first_err.or(Some(e)),
-            Err(_) => {
-                first_err = first_err.or(Some(EngineError::Io(std::io::Error::other(
-                    "stream thread panicked",
-                ))))
-            }
+            Err(_) => first_err = first_err.or(Some(EngineError::Io(std::io::Error::other("stream thread panicked")))),
         }
     }
     first_err.map_or(Ok(()), Err)
@@ -141,13 +137,7 @@ fn tcp_stream(
         Mode::Reverse => {
             use std::io::Write;
             (&sock).write_all(&header)?;
-            let ctx = StreamCtx {
-                shared: shared.clone(),
-                id,
-                dir: Dir::Recv,
-                tag: Tag::Reverse,
-                group: recv_group,
-            };
+            let ctx = StreamCtx { shared: shared.clone(), id, dir: Dir::Recv, tag: Tag::Reverse, group: recv_group };
             tcp::recv(&sock, len, 0, limit, &ctx);
         }
         Mode::FullDuplex => {
@@ -160,33 +150,15 @@ fn tcp_stream(
                 (send_group, recv_group)
             };
             let writer = sock.try_clone()?;
-            let sctx = StreamCtx {
-                shared: shared.clone(),
-                id,
-                dir: Dir::Send,
-                tag: Tag::Plain,
-                group: sg,
-            };
+            let sctx = StreamCtx { shared: shared.clone(), id, dir: Dir::Send, tag: Tag::Plain, group: sg };
             let stop = cfg.stop;
             let h = thread::spawn(move || tcp::send(&writer, &header, len, stop, false, &sctx));
-            let rctx = StreamCtx {
-                shared: shared.clone(),
-                id,
-                dir: Dir::Recv,
-                tag: Tag::Reverse,
-                group: rg,
-            };
+            let rctx = StreamCtx { shared: shared.clone(), id, dir: Dir::Recv, tag: Tag::Reverse, group: rg };
             tcp::recv(&sock, len, 0, limit, &rctx);
             let _ = h.join();
         }
         Mode::Normal | Mode::Dual | Mode::Tradeoff => {
-            let ctx = StreamCtx {
-                shared: shared.clone(),
-                id,
-                dir: Dir::Send,
-                tag: Tag::Plain,
-                group: send_group,
-            };
+            let ctx = StreamCtx { shared: shared.clone(), id, dir: Dir::Send, tag: Tag::Plain, group: send_group };
             tcp::send(&sock, &header, len, cfg.stop, true, &ctx);
         }
     }
@@ -196,12 +168,7 @@ fn tcp_stream(
 /// Accepts the server's `-d`/`-r` connections (one per stream) and receives on each.
 /// Gives up when the test should long be over: a server that ignores `-d` (e.g. one started
 /// with `--no-connect-back`) must not hang the client.
-fn accept_connect_backs(
-    l: &TcpListener,
-    cfg: &ClientConfig,
-    shared: &Shared,
-    group: Group,
-) -> Result<(), EngineError> {
+fn accept_connect_backs(l: &TcpListener, cfg: &ClientConfig, shared: &Shared, group: Group) -> Result<(), EngineError> {
     let wait = match cfg.stop {
         Stop::Time(d) => d * 2 + Duration::from_secs(5),
         Stop::Bytes(_) => Duration::from_secs(60),
@@ -224,26 +191,16 @@ fn accept_connect_backs(
                     peer_version: None,
                     udp: false,
                 }));
-                let ctx = StreamCtx {
-                    shared: shared.clone(),
-                    id,
-                    dir: Dir::Recv,
-                    tag: Tag::Plain,
-                    group,
-                };
+                let ctx = StreamCtx { shared: shared.clone(), id, dir: Dir::Recv, tag: Tag::Plain, group };
                 let len = cfg.effective_len();
                 handles.push(thread::spawn(move || tcp::recv(&s, len, 0, None, &ctx)));
             }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                thread::sleep(Duration::from_millis(10))
-            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => thread::sleep(Duration::from_millis(10)),
             Err(e) => return Err(e.into()),
         }
     }
     if accepted < cfg.threads {
-        shared.emit(Event::Warning(
-            "ERROR: expected reverse connect did not occur".into(),
-        ));
+        shared.emit(Event::Warning("ERROR: expected reverse connect did not occur".into()));
     }
     for h in handles {
         let _ = h.join();

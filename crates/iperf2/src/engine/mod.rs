@@ -63,10 +63,7 @@ impl Shared {
 
     /// A fresh sum group of `size` members.
     pub fn group(&self, size: u32) -> Group {
-        Group {
-            key: self.next_group.fetch_add(1, Ordering::Relaxed),
-            size,
-        }
+        Group { key: self.next_group.fetch_add(1, Ordering::Relaxed), size }
     }
 
     /// Sends an event; a closed channel means output is gone, and the streams just finish.
@@ -122,11 +119,7 @@ pub(crate) struct Ticker {
 
 impl Ticker {
     pub fn new(every: Option<f64>) -> Self {
-        Ticker {
-            t0: Instant::now(),
-            every,
-            last: 0.0,
-        }
+        Ticker { t0: Instant::now(), every, last: 0.0 }
     }
 
     /// Seconds since the start.

@@ -45,9 +45,9 @@ impl Groups {
 
 fn bind_addr(cfg: &ServerConfig) -> Result<SocketAddr, EngineError> {
     let ip = match &cfg.bind {
-        Some(b) => b.parse::<IpAddr>().map_err(|e| {
-            EngineError::Bind(std::io::Error::new(std::io::ErrorKind::InvalidInput, e))
-        })?,
+        Some(b) => b
+            .parse::<IpAddr>()
+            .map_err(|e| EngineError::Bind(std::io::Error::new(std::io::ErrorKind::InvalidInput, e)))?,
         None => IpAddr::V4(Ipv4Addr::UNSPECIFIED),
     };
     Ok(SocketAddr::new(ip, cfg.port))
@@ -70,9 +70,7 @@ pub fn run_server(cfg: &ServerConfig, tx: Sender<Event>) -> Result<(), EngineErr
                 };
                 served += 1;
                 let (cfg, shared, groups) = (cfg.clone(), shared.clone(), Arc::clone(&groups));
-                handles.push(thread::spawn(move || {
-                    serve_tcp(s, peer, &cfg, &shared, &groups)
-                }));
+                handles.push(thread::spawn(move || serve_tcp(s, peer, &cfg, &shared, &groups)));
             }
         }
         Proto::Udp => {
@@ -85,16 +83,12 @@ pub fn run_server(cfg: &ServerConfig, tx: Sender<Event>) -> Result<(), EngineErr
                 };
                 first.truncate(n);
                 // A stray FIN from a finished test is not a new test.
-                if UdpHeader::read(&first, true).is_ok_and(|h| h.id < 0)
-                    || sock.connect(peer).is_err()
-                {
+                if UdpHeader::read(&first, true).is_ok_and(|h| h.id < 0) || sock.connect(peer).is_err() {
                     continue;
                 }
                 served += 1;
                 let (cfg, shared) = (cfg.clone(), shared.clone());
-                handles.push(thread::spawn(move || {
-                    udp::server_session(sock, first, peer, &cfg, &shared)
-                }));
+                handles.push(thread::spawn(move || udp::server_session(sock, first, peer, &cfg, &shared)));
             }
         }
     }
@@ -120,25 +114,14 @@ fn read_header(s: &mut TcpStream) -> Option<(Option<ClientHeader>, usize)> {
     }
 }
 
-fn serve_tcp(
-    mut s: TcpStream,
-    peer: SocketAddr,
-    cfg: &ServerConfig,
-    shared: &Shared,
-    groups: &Groups,
-) {
+fn serve_tcp(mut s: TcpStream, peer: SocketAddr, cfg: &ServerConfig, shared: &Shared, groups: &Groups) {
     let Some((hdr, consumed)) = read_header(&mut s) else {
         return;
     };
     if let Some(h) = &hdr
-        && ((h.flags & HEADER_EXTEND != 0 && h.flags & HEADER_VERSION2 == 0)
-            || h.flags & HEADER_V2PEERDETECT != 0)
+        && ((h.flags & HEADER_EXTEND != 0 && h.flags & HEADER_VERSION2 == 0) || h.flags & HEADER_V2PEERDETECT != 0)
     {
-        let ack = ClientAck {
-            flags: 0,
-            version_u: ClientHeader::VERSION_U,
-            version_l: ClientHeader::VERSION_L,
-        };
+        let ack = ClientAck { flags: 0, version_u: ClientHeader::VERSION_U, version_l: ClientHeader::VERSION_L };
         let _ = s.write_all(&ack.encode());
     }
     let upper = hdr.as_ref().map_or(0, ClientHeader::upper);
@@ -159,14 +142,8 @@ fn serve_tcp(
         peer_version: hdr.as_ref().and_then(ClientHeader::peer_version),
         udp: false,
     }));
-    let hdr_len = hdr
-        .as_ref()
-        .map_or(0, |h| usize::try_from(h.buf_len).unwrap_or(0));
-    let len = cfg.len.unwrap_or(if hdr_len > 0 {
-        hdr_len
-    } else {
-        DEFAULT_TCP_LEN
-    });
+    let hdr_len = hdr.as_ref().map_or(0, |h| usize::try_from(h.buf_len).unwrap_or(0));
+    let len = cfg.len.unwrap_or(if hdr_len > 0 { hdr_len } else { DEFAULT_TCP_LEN });
     let stop = match hdr.as_ref().map(|h| h.amount) {
         Some(Amount::Centis(c)) => Stop::Time(Duration::from_millis(u64::from(c) * 10)),
         Some(Amount::Bytes(b)) => Stop::Bytes(u64::from(b)),
@@ -187,21 +164,9 @@ fn serve_tcp(
         Tag::FullDuplex => {
             let g = shared.group(2);
             let Ok(writer) = s.try_clone() else { return };
-            let sctx = StreamCtx {
-                shared: shared.clone(),
-                id,
-                dir: Dir::Send,
-                tag: Tag::Reverse,
-                group: g,
-            };
+            let sctx = StreamCtx { shared: shared.clone(), id, dir: Dir::Send, tag: Tag::Reverse, group: g };
             let h = thread::spawn(move || tcp::send(&writer, &[], len, stop, false, &sctx));
-            let rctx = StreamCtx {
-                shared: shared.clone(),
-                id,
-                dir: Dir::Recv,
-                tag: Tag::Plain,
-                group: g,
-            };
+            let rctx = StreamCtx { shared: shared.clone(), id, dir: Dir::Recv, tag: Tag::Plain, group: g };
             tcp::recv(&s, len, consumed, None, &rctx);
             let _ = h.join();
         }
@@ -216,13 +181,7 @@ fn serve_tcp(
                 thread::spawn(move || connect_back(target, len, stop, &cfg, &shared))
             };
             let early = back.filter(|(_, now)| *now).map(|(t, _)| connect_back(t));
-            let ctx = StreamCtx {
-                shared: shared.clone(),
-                id,
-                dir: Dir::Recv,
-                tag: Tag::Plain,
-                group,
-            };
+            let ctx = StreamCtx { shared: shared.clone(), id, dir: Dir::Recv, tag: Tag::Plain, group };
             tcp::recv(&s, len, consumed, None, &ctx);
             drop(s);
             let late = back.filter(|(_, now)| !*now).map(|(t, _)| connect_back(t));
@@ -239,9 +198,7 @@ fn connect_back(target: SocketAddr, len: usize, stop: Stop, cfg: &ServerConfig, 
     let s = match connect_tcp(target, cfg.window) {
         Ok(s) => s,
         Err(e) => {
-            shared.emit(Event::Warning(format!(
-                "connect back to {target} failed: {e}"
-            )));
+            shared.emit(Event::Warning(format!("connect back to {target} failed: {e}")));
             return;
         }
     };
@@ -249,20 +206,7 @@ fn connect_back(target: SocketAddr, len: usize, stop: Stop, cfg: &ServerConfig, 
     let (Ok(local), Ok(peer)) = (s.local_addr(), s.peer_addr()) else {
         return;
     };
-    shared.emit(Event::Connected(ConnInfo {
-        id,
-        local,
-        peer,
-        tag: Tag::Reverse,
-        peer_version: None,
-        udp: false,
-    }));
-    let ctx = StreamCtx {
-        shared: shared.clone(),
-        id,
-        dir: Dir::Send,
-        tag: Tag::Reverse,
-        group: shared.group(1),
-    };
+    shared.emit(Event::Connected(ConnInfo { id, local, peer, tag: Tag::Reverse, peer_version: None, udp: false }));
+    let ctx = StreamCtx { shared: shared.clone(), id, dir: Dir::Send, tag: Tag::Reverse, group: shared.group(1) };
     tcp::send(&s, &[], len, stop, true, &ctx);
 }

@@ -21,11 +21,7 @@ impl TcpInfoTrack {
     fn snap(&mut self, sock: &TcpStream, total: bool) -> Option<TcpSnap> {
         let info = wireperf_sys::tcp_info(sock).ok()?;
         let all = u64::from(info.total_retrans);
-        let retrans = if total {
-            all
-        } else {
-            all.saturating_sub(self.last_retrans)
-        };
+        let retrans = if total { all } else { all.saturating_sub(self.last_retrans) };
         if !total {
             self.last_retrans = all;
         }
@@ -39,23 +35,13 @@ impl TcpInfoTrack {
 }
 
 fn is_timeout(e: &io::Error) -> bool {
-    matches!(
-        e.kind(),
-        ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
-    )
+    matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted)
 }
 
 /// Writes `header` then payload until `stop`; shuts down the write side; when `drain`, reads
 /// until the peer closes (iperf 2 ends a client's timing at the server's close, and drains the
 /// server's header ack this way). Reports intervals and the total.
-pub(crate) fn send(
-    sock: &TcpStream,
-    header: &[u8],
-    len: usize,
-    stop: Stop,
-    drain: bool,
-    ctx: &StreamCtx,
-) {
+pub(crate) fn send(sock: &TcpStream, header: &[u8], len: usize, stop: Stop, drain: bool, ctx: &StreamCtx) {
     let buf = pattern(len.max(1));
     let mut tick = Ticker::new(ctx.shared.interval);
     let mut count = Counter::new(len);
@@ -94,11 +80,7 @@ pub(crate) fn send(
             }
         }
         if let Some(span) = tick.poll() {
-            let tcp = if ctx.shared.enhanced {
-                info.snap(sock, false)
-            } else {
-                None
-            };
+            let tcp = if ctx.shared.enhanced { info.snap(sock, false) } else { None };
             ctx.sample(span, count.take_interval(), tcp, None, false);
         }
     }
@@ -109,18 +91,10 @@ pub(crate) fn send(
     let end = tick.elapsed();
     let tail = count.take_interval();
     if ctx.shared.interval.is_some() && tail.bytes > 0 && end - tick.last() > 0.05 {
-        let tcp = if ctx.shared.enhanced {
-            info.snap(sock, false)
-        } else {
-            None
-        };
+        let tcp = if ctx.shared.enhanced { info.snap(sock, false) } else { None };
         ctx.sample((tick.last(), end), tail, tcp, None, false);
     }
-    let tcp = if ctx.shared.enhanced {
-        info.snap(sock, true)
-    } else {
-        None
-    };
+    let tcp = if ctx.shared.enhanced { info.snap(sock, true) } else { None };
     ctx.sample((0.0, end), count.total(), tcp, None, true);
 }
 
@@ -153,13 +127,7 @@ pub(crate) fn drain_until_close(mut sock: &TcpStream, wait: Duration) {
 
 /// Reads until the peer closes (or `limit` passes: a peer that never closes must not hang the
 /// run), counting `already` bytes read before the loop (the header). Reports like `send`.
-pub(crate) fn recv(
-    mut sock: &TcpStream,
-    len: usize,
-    already: usize,
-    limit: Option<Duration>,
-    ctx: &StreamCtx,
-) {
+pub(crate) fn recv(mut sock: &TcpStream, len: usize, already: usize, limit: Option<Duration>, ctx: &StreamCtx) {
     let mut buf = vec![0u8; len.max(1)];
     let mut tick = Ticker::new(ctx.shared.interval);
     let mut count = Counter::new(len);

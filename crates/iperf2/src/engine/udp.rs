@@ -15,9 +15,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 /// Wall-clock now, seconds: datagram timestamps are wall clock so the server can compute
 /// one-way transit (meaningful when clocks are synced; jitter needs only differences).
 fn wall() -> (u32, u32, f64) {
-    let d = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
+    let d = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
     (d.as_secs() as u32, d.subsec_micros(), d.as_secs_f64())
 }
 
@@ -48,13 +46,7 @@ pub(crate) fn client_stream(
     let mut buf = pattern(len);
     let hdr = super::client::client_header(cfg).encode(UDP_HDR_LEN);
     buf[UDP_HDR_LEN..UDP_HDR_LEN + hdr.len()].copy_from_slice(&hdr);
-    let ctx = StreamCtx {
-        shared: shared.clone(),
-        id,
-        dir: Dir::Send,
-        tag: Tag::Plain,
-        group,
-    };
+    let ctx = StreamCtx { shared: shared.clone(), id, dir: Dir::Send, tag: Tag::Plain, group };
     let mut tick = Ticker::new(shared.interval);
     let mut count = Counter::new(len);
     let ipg = (len as f64 * 8.0) / (cfg.rate.max(1) as f64);
@@ -91,10 +83,7 @@ pub(crate) fn client_stream(
     }
     let end = tick.elapsed();
     ctx.sample((0.0, end), count.total(), None, None, true);
-    shared.emit(Event::UdpSent {
-        id,
-        datagrams: seq as u64,
-    });
+    shared.emit(Event::UdpSent { id, datagrams: seq as u64 });
     await_report(&sock, &mut buf, seq, id, shared);
     Ok(())
 }
@@ -106,14 +95,7 @@ fn await_report(sock: &UdpSocket, buf: &mut [u8], mut seq: i64, id: u32, shared:
     let mut rx = vec![0u8; 65536];
     for _ in 0..FIN_TRIES {
         let (sec, usec, _) = wall();
-        if (UdpHeader {
-            id: -seq,
-            sec,
-            usec,
-        })
-        .write(buf)
-        .is_ok()
-        {
+        if (UdpHeader { id: -seq, sec, usec }).write(buf).is_ok() {
             let _ = sock.send(buf);
         }
         match sock.recv(&mut rx) {
@@ -129,28 +111,18 @@ fn await_report(sock: &UdpSocket, buf: &mut [u8], mut seq: i64, id: u32, shared:
             Err(_) => seq += 1,
         }
     }
-    shared.emit(Event::Warning(format!(
-        "[{id:3}] WARNING: did not receive ack of last datagram after 10 tries."
-    )));
+    shared.emit(Event::Warning(format!("[{id:3}] WARNING: did not receive ack of last datagram after 10 tries.")));
 }
 
 /// A server session on a socket connected to one client, starting with its first datagram.
-pub(crate) fn server_session(
-    sock: UdpSocket,
-    first: Vec<u8>,
-    peer: SocketAddr,
-    cfg: &ServerConfig,
-    shared: &Shared,
-) {
+pub(crate) fn server_session(sock: UdpSocket, first: Vec<u8>, peer: SocketAddr, cfg: &ServerConfig, shared: &Shared) {
     let flags = if first.len() >= UDP_HDR_LEN + 4 {
         u32::from_be_bytes([first[16], first[17], first[18], first[19]])
     } else {
         0
     };
     let seq64 = flags & HEADER_SEQNO64B != 0;
-    let hdr = first
-        .get(UDP_HDR_LEN..)
-        .and_then(|b| ClientHeader::decode(b).ok());
+    let hdr = first.get(UDP_HDR_LEN..).and_then(|b| ClientHeader::decode(b).ok());
     let id = shared.id();
     let Ok(local) = sock.local_addr() else { return };
     shared.emit(Event::Connected(ConnInfo {
@@ -161,13 +133,7 @@ pub(crate) fn server_session(
         peer_version: hdr.as_ref().and_then(ClientHeader::peer_version),
         udp: true,
     }));
-    let ctx = StreamCtx {
-        shared: shared.clone(),
-        id,
-        dir: Dir::Recv,
-        tag: Tag::Plain,
-        group: shared.group(1),
-    };
+    let ctx = StreamCtx { shared: shared.clone(), id, dir: Dir::Recv, tag: Tag::Plain, group: shared.group(1) };
     let mut tick = Ticker::new(shared.interval);
     let mut count = Counter::new(cfg.len.unwrap_or(DEFAULT_UDP_LEN));
     let mut st = UdpRecv::default();
@@ -193,13 +159,7 @@ pub(crate) fn server_session(
             }
         }
         if let Some(span) = tick.poll() {
-            ctx.sample(
-                span,
-                count.take_interval(),
-                None,
-                Some(st.take_interval()),
-                false,
-            );
+            ctx.sample(span, count.take_interval(), None, Some(st.take_interval()), false);
         }
         n = match sock.recv(&mut buf) {
             Ok(n) => n,
@@ -209,21 +169,9 @@ pub(crate) fn server_session(
     }
     let tail = count.take_interval();
     if shared.interval.is_some() && tail.bytes > 0 && last_time - tick.last() > 0.05 {
-        ctx.sample(
-            (tick.last(), last_time),
-            tail,
-            None,
-            Some(st.take_interval()),
-            false,
-        );
+        ctx.sample((tick.last(), last_time), tail, None, Some(st.take_interval()), false);
     }
-    ctx.sample(
-        (0.0, last_time),
-        count.total(),
-        None,
-        Some(st.total()),
-        true,
-    );
+    ctx.sample((0.0, last_time), count.total(), None, Some(st.total()), true);
     send_report(&sock, &build_report(&count, &st, last_time, cfg.enhanced));
 }
 
@@ -247,11 +195,7 @@ fn build_report(count: &Counter, st: &UdpRecv, secs: f64, enhanced: bool) -> Ser
             SecUsec::default(),
         ],
         cnt_transit: t.cnt.min(i32::MAX as u64) as i32,
-        cnt_ipg: if secs > 0.0 {
-            (st.received as f64 / secs) as i32
-        } else {
-            0
-        },
+        cnt_ipg: if secs > 0.0 { (st.received as f64 / secs) as i32 } else { 0 },
         ipg_sum: 1,
     }
 }

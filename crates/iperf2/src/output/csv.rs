@@ -15,21 +15,13 @@ fn stamp() -> String {
 }
 
 fn bps(bytes: u64, secs: f64) -> u64 {
-    if secs > 0.0 {
-        (bytes as f64 * 8.0 / secs) as u64
-    } else {
-        0
-    }
+    if secs > 0.0 { (bytes as f64 * 8.0 / secs) as u64 } else { 0 }
 }
 
 /// One stream's line. `udp_sender` adds the receiver columns a UDP client prints for itself
 /// (iperf 2 prints them as `0.000,0,-1,-0.000,0` there, and parsers expect 14 fields).
 pub fn sample_line(c: &ConnInfo, s: &Sample, udp_sender: bool) -> String {
-    let (a, b) = if s.dir == Dir::Send {
-        (c.local, c.peer)
-    } else {
-        (c.peer, c.local)
-    };
+    let (a, b) = if s.dir == Dir::Send { (c.local, c.peer) } else { (c.peer, c.local) };
     let mut l = format!(
         "{},{},{},{},{},{},{:.1}-{:.1},{},{}",
         stamp(),
@@ -45,15 +37,8 @@ pub fn sample_line(c: &ConnInfo, s: &Sample, udp_sender: bool) -> String {
     );
     match (s.dir, s.udp) {
         (Dir::Recv, Some(u)) => {
-            let pct = if u.total > 0 {
-                100.0 * u.lost as f64 / u.total as f64
-            } else {
-                0.0
-            };
-            l.push_str(&format!(
-                ",{:.3},{},{},{pct:.3},{}",
-                u.jitter_ms, u.lost, u.total, u.out_of_order
-            ));
+            let pct = if u.total > 0 { 100.0 * u.lost as f64 / u.total as f64 } else { 0.0 };
+            l.push_str(&format!(",{:.3},{},{},{pct:.3},{}", u.jitter_ms, u.lost, u.total, u.out_of_order));
         }
         (Dir::Send, _) if udp_sender => l.push_str(",0.000,0,-1,-0.000,0"),
         _ => {}

@@ -23,11 +23,7 @@ pub struct JsonCollector {
 }
 
 fn rate(bytes: u64, secs: f64) -> f64 {
-    if secs > 0.0 {
-        bytes as f64 * 8.0 / secs
-    } else {
-        0.0
-    }
+    if secs > 0.0 { bytes as f64 * 8.0 / secs } else { 0.0 }
 }
 
 impl JsonCollector {
@@ -35,10 +31,7 @@ impl JsonCollector {
     pub fn new(role: Role, start: Start, udp: bool) -> Self {
         JsonCollector {
             role,
-            report: TestReport {
-                start,
-                ..TestReport::default()
-            },
+            report: TestReport { start, ..TestReport::default() },
             intervals: BTreeMap::new(),
             finals: Vec::new(),
             reports: BTreeMap::new(),
@@ -64,10 +57,8 @@ impl JsonCollector {
 
     fn connected(&mut self, c: &ConnInfo) {
         if self.role == Role::Server && self.report.start.accepted_connection.is_none() {
-            self.report.start.accepted_connection = Some(HostPort {
-                host: c.peer.ip().to_string(),
-                port: c.peer.port(),
-            });
+            self.report.start.accepted_connection =
+                Some(HostPort { host: c.peer.ip().to_string(), port: c.peer.port() });
         }
         self.report.start.connected.push(Connected {
             socket: c.id as i32,
@@ -96,16 +87,8 @@ impl JsonCollector {
             rttvar: s.tcp.map(|t| t.rttvar_us),
             jitter_ms: u.map(|u| u.jitter_ms),
             lost_packets: u.map(|u| u.lost),
-            packets: u
-                .map(|u| u.total)
-                .or(if self.udp { Some(s.ops as i64) } else { None }),
-            lost_percent: u.map(|u| {
-                if u.total > 0 {
-                    100.0 * u.lost as f64 / u.total as f64
-                } else {
-                    0.0
-                }
-            }),
+            packets: u.map(|u| u.total).or(if self.udp { Some(s.ops as i64) } else { None }),
+            lost_percent: u.map(|u| if u.total > 0 { 100.0 * u.lost as f64 / u.total as f64 } else { 0.0 }),
             sender: s.dir == Dir::Send,
             ..IntervalStream::default()
         });
@@ -127,13 +110,7 @@ impl JsonCollector {
             jitter_ms: u.map(|u| u.jitter_ms),
             lost_packets: u.map(|u| u.lost),
             packets: u.map(|u| u.total),
-            lost_percent: u.map(|u| {
-                if u.total > 0 {
-                    100.0 * u.lost as f64 / u.total as f64
-                } else {
-                    0.0
-                }
-            }),
+            lost_percent: u.map(|u| if u.total > 0 { 100.0 * u.lost as f64 / u.total as f64 } else { 0.0 }),
             out_of_order: u.map(|u| u.out_of_order),
             sender: s.dir == Dir::Send,
             ..Summary::default()
@@ -179,16 +156,9 @@ impl JsonCollector {
     pub fn finish(mut self) -> TestReport {
         self.report.intervals = std::mem::take(&mut self.intervals).into_values().collect();
         for iv in &mut self.report.intervals {
-            let mut dirs = [
-                (true, IntervalSum::default(), 0usize),
-                (false, IntervalSum::default(), 0),
-            ];
+            let mut dirs = [(true, IntervalSum::default(), 0usize), (false, IntervalSum::default(), 0)];
             for st in &iv.streams {
-                let d = if st.sender {
-                    &mut dirs[0]
-                } else {
-                    &mut dirs[1]
-                };
+                let d = if st.sender { &mut dirs[0] } else { &mut dirs[1] };
                 d.1.start = st.start;
                 d.1.end = d.1.end.max(st.end);
                 d.1.bytes += st.bytes;
@@ -221,10 +191,7 @@ impl JsonCollector {
                     u.packets = rs.packets;
                     u.lost_percent = rs.lost_percent;
                     u.out_of_order = rs.out_of_order;
-                    es.udp_receiver = Some(Summary {
-                        socket: Some(s.id as i32),
-                        ..rs
-                    });
+                    es.udp_receiver = Some(Summary { socket: Some(s.id as i32), ..rs });
                 }
                 es.udp = Some(u);
             } else if s.dir == Dir::Send {
@@ -243,18 +210,10 @@ impl JsonCollector {
             if let Some(sm) = sum.as_mut() {
                 let rs: Vec<Summary> = self.reports.values().map(Self::from_report).collect();
                 let src: Vec<(i64, i64, f64)> = if rs.is_empty() {
-                    recv.iter()
-                        .filter_map(|s| s.udp.map(|u| (u.lost, u.total, u.jitter_ms)))
-                        .collect()
+                    recv.iter().filter_map(|s| s.udp.map(|u| (u.lost, u.total, u.jitter_ms))).collect()
                 } else {
                     rs.iter()
-                        .map(|r| {
-                            (
-                                r.lost_packets.unwrap_or(0),
-                                r.packets.unwrap_or(0),
-                                r.jitter_ms.unwrap_or(0.0),
-                            )
-                        })
+                        .map(|r| (r.lost_packets.unwrap_or(0), r.packets.unwrap_or(0), r.jitter_ms.unwrap_or(0.0)))
                         .collect()
                 };
                 if !src.is_empty() {
@@ -262,11 +221,7 @@ impl JsonCollector {
                     let total: i64 = src.iter().map(|x| x.1).sum();
                     sm.lost_packets = Some(lost);
                     sm.packets = Some(total);
-                    sm.lost_percent = Some(if total > 0 {
-                        100.0 * lost as f64 / total as f64
-                    } else {
-                        0.0
-                    });
+                    sm.lost_percent = Some(if total > 0 { 100.0 * lost as f64 / total as f64 } else { 0.0 });
                     sm.jitter_ms = Some(src.iter().map(|x| x.2).sum::<f64>() / src.len() as f64);
                 }
             }

@@ -14,12 +14,13 @@ use std::collections::HashMap;
 use std::io::Write;
 
 const H_BW: &str = "[ ID] Interval       Transfer     Bandwidth";
-const H_JL: &str =
-    "[ ID] Interval       Transfer     Bandwidth        Jitter   Lost/Total Datagrams";
+const H_JL: &str = "[ ID] Interval       Transfer     Bandwidth        Jitter   Lost/Total Datagrams";
 const H_READ_E: &str = "[ ID] Interval            Transfer    Bandwidth       Reads=Dist";
-const H_WRITE_E: &str = "[ ID] Interval            Transfer    Bandwidth       Write/Err  Rtry     Cwnd/RTT(var)        NetPwr";
+const H_WRITE_E: &str =
+    "[ ID] Interval            Transfer    Bandwidth       Write/Err  Rtry     Cwnd/RTT(var)        NetPwr";
 const H_PPS_E: &str = "[ ID] Interval            Transfer     Bandwidth      Write/Err  PPS";
-const H_JL_E: &str = "[ ID] Interval            Transfer     Bandwidth        Jitter   Lost/Total  Latency avg/min/max/stdev PPS NetPwr";
+const H_JL_E: &str =
+    "[ ID] Interval            Transfer     Bandwidth        Jitter   Lost/Total  Latency avg/min/max/stdev PPS NetPwr";
 
 /// Prints text or CSV lines as events arrive.
 pub struct TextRenderer {
@@ -34,20 +35,12 @@ pub struct TextRenderer {
 
 /// `[  1] `, or `[ *1] ` for the reversed leg of a stream.
 pub fn id_str(id: u32, tag: Tag) -> String {
-    let inner = if tag == Tag::Reverse {
-        format!("*{id}")
-    } else {
-        id.to_string()
-    };
+    let inner = if tag == Tag::Reverse { format!("*{id}") } else { id.to_string() };
     format!("[{inner:>3}] ")
 }
 
 fn rate(bytes: u64, secs: f64) -> f64 {
-    if secs > 0.0 {
-        bytes as f64 * 8.0 / secs
-    } else {
-        0.0
-    }
+    if secs > 0.0 { bytes as f64 * 8.0 / secs } else { 0.0 }
 }
 
 /// The part every bandwidth line shares: `0.0000-1.0000 sec  1.65 GBytes  14.1 Gbits/sec`.
@@ -60,18 +53,8 @@ pub fn bw(start: f64, end: f64, bytes: u64) -> String {
 }
 
 fn jitter_loss(u: &UdpFigures) -> String {
-    let pct = if u.total > 0 {
-        100.0 * u.lost as f64 / u.total as f64
-    } else {
-        0.0
-    };
-    format!(
-        "  {:6.3} ms {}/{} ({}%)",
-        u.jitter_ms,
-        u.lost,
-        u.total,
-        g2(pct)
-    )
+    let pct = if u.total > 0 { 100.0 * u.lost as f64 / u.total as f64 } else { 0.0 };
+    format!("  {:6.3} ms {}/{} ({}%)", u.jitter_ms, u.lost, u.total, g2(pct))
 }
 
 impl TextRenderer {
@@ -81,21 +64,8 @@ impl TextRenderer {
     }
 
     /// A renderer writing to `out` (tests).
-    pub fn with_writer(
-        format: Format,
-        role: Role,
-        enhanced: bool,
-        out: Box<dyn Write + Send>,
-    ) -> Self {
-        TextRenderer {
-            format,
-            role,
-            enhanced,
-            last_header: None,
-            conns: HashMap::new(),
-            sums: Sums::default(),
-            out,
-        }
+    pub fn with_writer(format: Format, role: Role, enhanced: bool, out: Box<dyn Write + Send>) -> Self {
+        TextRenderer { format, role, enhanced, last_header: None, conns: HashMap::new(), sums: Sums::default(), out }
     }
 
     fn line(&mut self, s: &str) {
@@ -148,11 +118,7 @@ impl TextRenderer {
         {
             extra.push_str(&format!(" (peer {v})"));
         }
-        let star = if self.role == Role::Server && c.tag == Tag::Reverse {
-            Tag::Reverse
-        } else {
-            Tag::Plain
-        };
+        let star = if self.role == Role::Server && c.tag == Tag::Reverse { Tag::Reverse } else { Tag::Plain };
         self.line(&format!(
             "{}local {} port {} connected with {} port {}{extra}",
             id_str(c.id, star),
@@ -190,25 +156,16 @@ impl TextRenderer {
                 let mut l = format!("{head}{}", jitter_loss(&u));
                 if e {
                     let [avg, min, max, sd] = u.latency_ms.unwrap_or_default();
-                    let pps = if secs > 0.0 {
-                        u.received as f64 / secs
-                    } else {
-                        0.0
-                    };
+                    let pps = if secs > 0.0 { u.received as f64 / secs } else { 0.0 };
                     let np = netpwr(rate(s.bytes, secs) / 8.0, avg * 1e3);
-                    l.push_str(&format!(
-                        " {avg:.3}/{min:.3}/{max:.3}/{sd:.3} ms {pps:.0} pps {np}"
-                    ));
+                    l.push_str(&format!(" {avg:.3}/{min:.3}/{max:.3}/{sd:.3} ms {pps:.0} pps {np}"));
                     return (H_JL_E, l);
                 }
                 (H_JL, l)
             }
             (true, Dir::Send, true) => {
                 let pps = if secs > 0.0 { s.ops as f64 / secs } else { 0.0 };
-                (
-                    H_PPS_E,
-                    format!("{head}  {}/{} {pps:8.0} pps", s.ops, s.errs),
-                )
+                (H_PPS_E, format!("{head}  {}/{} {pps:8.0} pps", s.ops, s.errs))
             }
             (false, Dir::Send, true) => {
                 let t = s.tcp.unwrap_or_default();
@@ -242,11 +199,7 @@ impl TextRenderer {
         }
         let mut l = format!("[SUM] {}", bw(sum.start, sum.end, sum.bytes));
         if self.enhanced && s.dir == Dir::Recv && !self.conns.get(&s.id).is_some_and(|c| c.udp) {
-            l.push_str(&format!(
-                "  {}={}",
-                sum.ops,
-                sum.hist.map(|x| x.to_string()).join(":")
-            ));
+            l.push_str(&format!("  {}={}", sum.ops, sum.hist.map(|x| x.to_string()).join(":")));
         }
         self.line(&l);
     }
@@ -262,20 +215,11 @@ impl TextRenderer {
             received: 0,
             latency_ms: None,
         };
-        let head = format!(
-            "{}{}{}",
-            id_str(id, Tag::Plain),
-            bw(0.0, secs, r.total_bytes),
-            jitter_loss(&u)
-        );
+        let head = format!("{}{}{}", id_str(id, Tag::Plain), bw(0.0, secs, r.total_bytes), jitter_loss(&u));
         if self.enhanced && r.flags & SERVER_HEADER_EXTEND != 0 {
             let [min, max, _sum, mean, m2, _] = r.transit.map(|t| t.to_f64());
             let cnt = r.cnt_transit.max(0) as f64;
-            let sd = if cnt > 1.0 {
-                (m2 * 1e-12 / (cnt - 1.0)).sqrt()
-            } else {
-                0.0
-            };
+            let sd = if cnt > 1.0 { (m2 * 1e-12 / (cnt - 1.0)).sqrt() } else { 0.0 };
             let np = netpwr(rate(r.total_bytes, secs) / 8.0, mean * 1e6);
             self.line(H_JL_E);
             self.line(&format!(
@@ -303,11 +247,7 @@ impl TextRenderer {
 
 /// iperf 2's "network power": bytes per second over the RTT or latency in microseconds.
 fn netpwr(bytes_per_sec: f64, micros: f64) -> String {
-    if micros > 0.0 {
-        format!("{:.0}", bytes_per_sec / micros)
-    } else {
-        "0".into()
-    }
+    if micros > 0.0 { format!("{:.0}", bytes_per_sec / micros) } else { "0".into() }
 }
 
 #[cfg(test)]
@@ -320,12 +260,7 @@ mod tests {
         assert_eq!(id_str(1, Tag::Reverse), "[ *1] ");
         let l = format!("{}{}", id_str(1, Tag::Plain), bw(0.0, 1.0, 13_107_200));
         assert_eq!(l, "[  1] 0.0000-1.0000 sec  12.5 MBytes   105 Mbits/sec");
-        let u = UdpFigures {
-            jitter_ms: 0.002,
-            lost: 0,
-            total: 8919,
-            ..Default::default()
-        };
+        let u = UdpFigures { jitter_ms: 0.002, lost: 0, total: 8919, ..Default::default() };
         assert_eq!(jitter_loss(&u), "   0.002 ms 0/8919 (0%)");
     }
 }

@@ -25,15 +25,7 @@ impl ClientAck {
     /// Encodes the 28-byte form.
     pub fn encode(&self) -> [u8; ACK_LEN] {
         let mut b = [0u8; ACK_LEN];
-        let words = [
-            MSG_CLIENT_HDR_ACK,
-            ACK_LEN as u32,
-            self.flags,
-            self.version_u,
-            self.version_l,
-            0,
-            0,
-        ];
+        let words = [MSG_CLIENT_HDR_ACK, ACK_LEN as u32, self.flags, self.version_u, self.version_l, 0, 0];
         for (i, w) in words.iter().enumerate() {
             b[i * 4..i * 4 + 4].copy_from_slice(&w.to_be_bytes());
         }
@@ -46,11 +38,7 @@ impl ClientAck {
         if be32(b, 0) != MSG_CLIENT_HDR_ACK {
             return Ok(None);
         }
-        Ok(Some(ClientAck {
-            flags: be32(b, 8),
-            version_u: be32(b, 12),
-            version_l: be32(b, 16),
-        }))
+        Ok(Some(ClientAck { flags: be32(b, 8), version_u: be32(b, 12), version_l: be32(b, 16) }))
     }
 }
 
@@ -61,9 +49,7 @@ mod tests {
 
     #[test]
     fn matches_the_captured_2_1_8_ack() {
-        let captured = [
-            0, 0, 0, 2, 0, 0, 0, 0x1c, 0, 0, 0, 0, 0, 2, 0, 1, 0, 8, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0,
-        ];
+        let captured = [0, 0, 0, 2, 0, 0, 0, 0x1c, 0, 0, 0, 0, 0, 2, 0, 1, 0, 8, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0];
         let a = ClientAck::decode(&captured).unwrap().unwrap();
         assert_eq!(a.version_u, 0x0002_0001);
         assert_eq!(a.encode(), captured);

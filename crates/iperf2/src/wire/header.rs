@@ -39,11 +39,7 @@ impl Amount {
     }
 
     fn decode(w: u32) -> Self {
-        if w & 0x8000_0000 != 0 {
-            Amount::Centis(w.wrapping_neg())
-        } else {
-            Amount::Bytes(w)
-        }
+        if w & 0x8000_0000 != 0 { Amount::Centis(w.wrapping_neg()) } else { Amount::Bytes(w) }
     }
 
     /// The time in seconds, when this is a time.
@@ -123,11 +119,7 @@ impl ClientHeader {
 
     /// Length of the encoded header (v1, plus the extension when present).
     pub fn encoded_len(&self) -> usize {
-        if self.ext.is_some() {
-            TCP_EXT_HEADER_LEN
-        } else {
-            V1_LEN
-        }
+        if self.ext.is_some() { TCP_EXT_HEADER_LEN } else { V1_LEN }
     }
 
     /// Encodes the header; the length bits are added when an extension is present.
@@ -198,8 +190,7 @@ impl ClientHeader {
     pub fn decode(b: &[u8]) -> Result<Self, WireError> {
         need("client header", b, V1_LEN)?;
         let flags = be32(b, 0) & !(HEADER_LEN_BIT | HEADER_LEN_MASK);
-        let ext = if flags & (HEADER_EXTEND | HEADER_VERSION2) != 0 && b.len() >= TCP_EXT_HEADER_LEN
-        {
+        let ext = if flags & (HEADER_EXTEND | HEADER_VERSION2) != 0 && b.len() >= TCP_EXT_HEADER_LEN {
             let x = &b[V1_LEN..];
             let rate = u64::from(be32(x, 24)) | (u64::from(be32(x, 28) >> 8) << 32);
             Some(HeaderExt {
@@ -231,12 +222,7 @@ impl ClientHeader {
         if e.version_u == 0 {
             return None;
         }
-        Some(format!(
-            "{}.{}.{}",
-            e.version_u >> 16,
-            e.version_u & 0xFFFF,
-            e.version_l >> 16
-        ))
+        Some(format!("{}.{}.{}", e.version_u >> 16, e.version_u & 0xFFFF, e.version_l >> 16))
     }
 }
 
@@ -248,9 +234,8 @@ mod tests {
     /// The 60 bytes Debian's iperf 2.1.8 sent for `-c 127.0.0.1 -p 15006 -n 1000`
     /// (captured with tcpdump on loopback).
     const CAPTURED_N1000: [u8; 60] = [
-        0x40, 0x01, 0x00, 0x78, 0, 0, 0, 1, 0, 0, 0x3a, 0x9e, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x03,
-        0xe8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1, 0, 8, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0,
-        0, 0, 0, 0, 0, 0, 0, 0,
+        0x40, 0x01, 0x00, 0x78, 0, 0, 0, 1, 0, 0, 0x3a, 0x9e, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x03, 0xe8, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1, 0, 8, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ];
 
     #[test]
@@ -260,10 +245,7 @@ mod tests {
         assert_eq!(h.port, 15006);
         assert_eq!(h.amount, Amount::Bytes(1000));
         assert_eq!(h.peer_version().as_deref(), Some("2.1.8"));
-        assert_eq!(
-            ClientHeader::tcp_len(be32(&CAPTURED_N1000, 0)),
-            Ok(HeaderLen::Bytes(60))
-        );
+        assert_eq!(ClientHeader::tcp_len(be32(&CAPTURED_N1000, 0)), Ok(HeaderLen::Bytes(60)));
         assert_eq!(h.encode(0), CAPTURED_N1000.to_vec());
     }
 
@@ -275,10 +257,7 @@ mod tests {
 
     #[test]
     fn plain_payload_is_not_a_header() {
-        assert_eq!(
-            ClientHeader::tcp_len(u32::from_be_bytes(*b"0123")),
-            Ok(HeaderLen::NoHeader)
-        );
+        assert_eq!(ClientHeader::tcp_len(u32::from_be_bytes(*b"0123")), Ok(HeaderLen::NoHeader));
     }
 
     #[test]
@@ -288,15 +267,7 @@ mod tests {
 
     fn arb_header() -> impl Strategy<Value = ClientHeader> {
         let ext = proptest::option::of(
-            (
-                any::<u16>(),
-                any::<u16>(),
-                any::<u32>(),
-                any::<u32>(),
-                any::<u16>(),
-                0u64..(1 << 56),
-                any::<u32>(),
-            )
+            (any::<u16>(), any::<u16>(), any::<u32>(), any::<u32>(), any::<u16>(), 0u64..(1 << 56), any::<u32>())
                 .prop_map(|(u, l, vu, vl, tos, rate, wp)| HeaderExt {
                     upper_flags: u,
                     lower_flags: l,
@@ -307,20 +278,10 @@ mod tests {
                     write_prefetch: wp,
                 }),
         );
-        let amount = prop_oneof![
-            (1u32..0x7FFF_FFFF).prop_map(Amount::Centis),
-            (0u32..0x7FFF_FFFF).prop_map(Amount::Bytes)
-        ];
-        (
-            any::<u32>(),
-            any::<i32>(),
-            any::<u16>(),
-            any::<i32>(),
-            any::<i32>(),
-            amount,
-            ext,
-        )
-            .prop_map(|(f, n, p, bl, w, a, ext)| {
+        let amount =
+            prop_oneof![(1u32..0x7FFF_FFFF).prop_map(Amount::Centis), (0u32..0x7FFF_FFFF).prop_map(Amount::Bytes)];
+        (any::<u32>(), any::<i32>(), any::<u16>(), any::<i32>(), any::<i32>(), amount, ext).prop_map(
+            |(f, n, p, bl, w, a, ext)| {
                 let mut flags = f & !(HEADER_LEN_BIT | HEADER_LEN_MASK);
                 // The decoder reads the extension exactly when one of these bits is set.
                 if ext.is_some() {
@@ -328,16 +289,9 @@ mod tests {
                 } else {
                     flags &= !(HEADER_EXTEND | HEADER_VERSION2);
                 }
-                ClientHeader {
-                    flags,
-                    num_threads: n,
-                    port: p,
-                    buf_len: bl,
-                    win_band: w,
-                    amount: a,
-                    ext,
-                }
-            })
+                ClientHeader { flags, num_threads: n, port: p, buf_len: bl, win_band: w, amount: a, ext }
+            },
+        )
     }
 
     proptest! {

@@ -12,10 +12,7 @@ mod udp;
 
 pub use ack::{ACK_LEN, ClientAck};
 pub use flags::*;
-pub use header::{
-    Amount, ClientHeader, EXT_LEN, HeaderExt, HeaderLen, TCP_EXT_HEADER_LEN, UDP_EXT_HEADER_LEN,
-    V1_LEN,
-};
+pub use header::{Amount, ClientHeader, EXT_LEN, HeaderExt, HeaderLen, TCP_EXT_HEADER_LEN, UDP_EXT_HEADER_LEN, V1_LEN};
 pub use server_report::{SERVER_REPORT_LEN, SecUsec, ServerReport};
 pub use udp::{UDP_HDR_LEN, UdpHeader};
 
@@ -51,13 +48,5 @@ pub(crate) fn be16(b: &[u8], off: usize) -> u16 {
 
 /// Fails with [`WireError::Short`] when `b` is shorter than `need`.
 pub(crate) fn need(what: &'static str, b: &[u8], need: usize) -> Result<(), WireError> {
-    if b.len() < need {
-        Err(WireError::Short {
-            what,
-            need,
-            got: b.len(),
-        })
-    } else {
-        Ok(())
-    }
+    if b.len() < need { Err(WireError::Short { what, need, got: b.len() }) } else { Ok(()) }
 }

@@ -23,10 +23,7 @@ impl SecUsec {
     /// Splits a value (truncating below a millionth).
     pub fn from_f64(v: f64) -> Self {
         let whole = v.trunc();
-        SecUsec {
-            whole: whole as i32,
-            micros: ((v - whole) * 1e6) as i32,
-        }
+        SecUsec { whole: whole as i32, micros: ((v - whole) * 1e6) as i32 }
     }
 
     /// Joins the parts.
@@ -97,25 +94,14 @@ impl ServerReport {
         need("server report", b, UDP_HDR_LEN + 40)?;
         let r = &b[UDP_HDR_LEN..];
         let word = |i: usize| {
-            if r.len() >= i * 4 + 4 {
-                be32(r, i * 4)
-            } else {
-                0
-            }
+            if r.len() >= i * 4 + 4 { be32(r, i * 4) } else { 0 }
         };
         let flags = word(0);
         let wide = flags & HEADER_SEQNO64B != 0;
         let join = |lo: u32, hi: u32| -> i64 {
-            if wide {
-                ((u64::from(hi) << 32) | u64::from(lo)) as i64
-            } else {
-                i64::from(lo)
-            }
+            if wide { ((u64::from(hi) << 32) | u64::from(lo)) as i64 } else { i64::from(lo) }
         };
-        let su = |i: usize| SecUsec {
-            whole: word(i) as i32,
-            micros: word(i + 1) as i32,
-        };
+        let su = |i: usize| SecUsec { whole: word(i) as i32, micros: word(i + 1) as i32 };
         let mut transit = [SecUsec::default(); 6];
         for (k, t) in transit.iter_mut().enumerate() {
             *t = su(10 + 2 * k);
@@ -137,11 +123,7 @@ impl ServerReport {
 
     /// Loss percentage as iperf 2 computes it.
     pub fn lost_percent(&self) -> f64 {
-        if self.datagrams > 0 {
-            100.0 * self.errors as f64 / self.datagrams as f64
-        } else {
-            0.0
-        }
+        if self.datagrams > 0 { 100.0 * self.errors as f64 / self.datagrams as f64 } else { 0.0 }
     }
 }
 
@@ -158,9 +140,7 @@ mod tests {
                    000000000004dd0000000000000009000010cc0000e93500000000fffffffa000000860000\
                    029800000001000000000000000000000000";
         let hex: String = hex.chars().filter(|c| !c.is_whitespace()).collect();
-        let b: Vec<u8> = (0..hex.len() / 2)
-            .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
-            .collect();
+        let b: Vec<u8> = (0..hex.len() / 2).map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap()).collect();
         assert_eq!(b.len(), SERVER_REPORT_LEN);
         let r = ServerReport::decode(&b).unwrap();
         assert_eq!(r.total_bytes, 26_800);

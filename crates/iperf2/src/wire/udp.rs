@@ -38,16 +38,8 @@ impl UdpHeader {
     pub fn read(buf: &[u8], seq64: bool) -> Result<Self, WireError> {
         need("UDP datagram header", buf, UDP_HDR_LEN)?;
         let lo = be32(buf, 0);
-        let id = if seq64 {
-            (u64::from(lo) | (u64::from(be32(buf, 12)) << 32)) as i64
-        } else {
-            i64::from(lo as i32)
-        };
-        Ok(UdpHeader {
-            id,
-            sec: be32(buf, 4),
-            usec: be32(buf, 8),
-        })
+        let id = if seq64 { (u64::from(lo) | (u64::from(be32(buf, 12)) << 32)) as i64 } else { i64::from(lo as i32) };
+        Ok(UdpHeader { id, sec: be32(buf, 4), usec: be32(buf, 8) })
     }
 
     /// The send time in seconds.
@@ -64,10 +56,7 @@ mod tests {
     #[test]
     fn captured_fin_is_negative() {
         // The final datagram of a 134-datagram run by iperf 2.1.8.
-        let b = [
-            0xff, 0xff, 0xff, 0x7a, 0x6b, 0x0c, 0x7e, 0xd6, 0, 7, 0x81, 0xe4, 0xff, 0xff, 0xff,
-            0xff,
-        ];
+        let b = [0xff, 0xff, 0xff, 0x7a, 0x6b, 0x0c, 0x7e, 0xd6, 0, 7, 0x81, 0xe4, 0xff, 0xff, 0xff, 0xff];
         assert_eq!(UdpHeader::read(&b, true).unwrap().id, -134);
         assert_eq!(UdpHeader::read(&b, false).unwrap().id, -134);
     }

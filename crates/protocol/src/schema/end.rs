@@ -61,6 +61,18 @@ pub struct Summary {
     /// wireperf: UDP datagrams the sender could not send (ENOBUFS).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sender_drops: Option<u64>,
+    /// wireperf: TCP sender, time with data in flight (TCP_INFO `busy_time`), µs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub busy_time_us: Option<u64>,
+    /// wireperf: TCP sender, time stalled by the receiver's window (`rwnd_limited`), µs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rwnd_limited_us: Option<u64>,
+    /// wireperf: TCP sender, time stalled by its own send buffer (`sndbuf_limited`), µs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sndbuf_limited_us: Option<u64>,
+    /// wireperf: TCP sender, last delivery rate estimate (`delivery_rate`), bytes/s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delivery_rate: Option<u64>,
     /// The summarised direction is this host's sending direction.
     pub sender: bool,
 }
@@ -105,6 +117,47 @@ pub struct EndStream {
     /// `receiver` line prints the receiver's, so the text renderer needs this.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub udp_receiver: Option<Summary>,
+    /// wireperf: CPU time of this stream's own thread (`RUSAGE_THREAD`), local side only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wireperf_cpu: Option<StreamCpu>,
+    /// wireperf: how this stream moved its bytes (write/sendfile/MSG_ZEROCOPY, read/MSG_TRUNC)
+    /// and why a requested zero-copy path was not used, local side only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wireperf_io: Option<StreamIo>,
+}
+
+/// wireperf's per-stream CPU cost: the stream thread's own user and system time. Misses
+/// softirq work the kernel does for the stream in other contexts (ksoftirqd, other CPUs).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StreamCpu {
+    /// User-mode CPU seconds of the stream thread.
+    pub user_seconds: f64,
+    /// Kernel CPU seconds of the stream thread.
+    pub system_seconds: f64,
+    /// Bytes this stream moved (whole run, omit included) per CPU second of its thread.
+    pub bytes_per_cpu_second: f64,
+}
+
+/// wireperf's per-stream I/O path.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StreamIo {
+    /// `send` or `receive`.
+    pub direction: String,
+    /// The path asked for: `write`, `sendfile`, `msg_zerocopy`, `read`, `msg_trunc`.
+    pub requested: String,
+    /// The path used at the end of the stream (differs after a fallback).
+    pub used: String,
+    /// Why the requested path was abandoned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
+    /// `MSG_ZEROCOPY`: sends whose completion was reaped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zerocopy_completed: Option<u64>,
+    /// `MSG_ZEROCOPY`: of those, sends the kernel copied anyway.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zerocopy_copied: Option<u64>,
 }
 
 /// CPU use of both hosts over the test, percent.

@@ -109,4 +109,3 @@ impl IntervalStream {
         self.bytes == 0
     }
 }
-

@@ -11,7 +11,7 @@ mod end;
 mod interval;
 mod start;
 
-pub use end::{CpuUtilization, DiskFile, End, EndStream, Summary};
+pub use end::{CpuUtilization, DiskFile, End, EndStream, StreamCpu, StreamIo, Summary};
 pub use interval::{Interval, IntervalStream, IntervalSum};
 pub use start::{Connected, HostPort, Start, TestStart, Timestamp};
 
@@ -45,3 +45,13 @@ pub struct TestReport {
     pub server_output_text: Option<String>,
 }
 
+impl TestReport {
+    /// Parses a `-J` document as iperf3 wrote it.
+    ///
+    /// Goes through a `Value` first: iperf3 3.12/3.13 repeat `sock_bufsize`, `sndbuf_actual`
+    /// and `rcvbuf_actual` once per stream in `start` (fixed in 3.14); a `Value` keeps the last
+    /// of duplicate keys, where a direct struct parse would reject the document.
+    pub fn from_json_str(text: &str) -> Result<Self, serde_json::Error> {
+        serde_json::from_str::<Value>(text).and_then(serde_json::from_value)
+    }
+}

@@ -5,6 +5,10 @@
 //! `Pair` moves bytes between the two sessions (optionally in arbitrary small chunks) and the
 //! test plays the engine's part on each side.
 
+#[cfg(feature = "auth")]
+mod auth;
+mod fuzz_inputs;
+
 use proptest::prelude::*;
 use std::time::Duration;
 use wireperf_protocol::client::{ClientError, ClientEvent, ClientSession};

@@ -22,11 +22,7 @@ pub fn render_interval(interval: &Interval, ctx: &TextContext, first: bool) -> S
     let mut out = String::new();
     let mut started = false;
     for block in ctx.blocks() {
-        for stream in interval
-            .streams
-            .iter()
-            .filter(|s| s.sender == block.local_sends)
-        {
+        for stream in interval.streams.iter().filter(|s| s.sender == block.local_sends) {
             if !started {
                 out.push_str(&lead_in(ctx, first));
                 started = true;
@@ -34,11 +30,7 @@ pub fn render_interval(interval: &Interval, ctx: &TextContext, first: bool) -> S
             out.push_str(&stream_line(stream, ctx));
         }
         if ctx.num_streams > 1 {
-            let sum = if block.reverse_sums {
-                interval.sum_bidir_reverse.as_ref()
-            } else {
-                Some(&interval.sum)
-            };
+            let sum = if block.reverse_sums { interval.sum_bidir_reverse.as_ref() } else { Some(&interval.sum) };
             if let Some(sum) = sum {
                 out.push_str(&sum_line(sum, block, ctx));
             }
@@ -49,21 +41,14 @@ pub fn render_interval(interval: &Interval, ctx: &TextContext, first: bool) -> S
 
 /// Every interval of a finished test, in order (replaying a stored report).
 pub fn render_intervals(intervals: &[Interval], ctx: &TextContext) -> String {
-    intervals
-        .iter()
-        .enumerate()
-        .map(|(i, iv)| render_interval(iv, ctx, i == 0))
-        .collect()
+    intervals.iter().enumerate().map(|(i, iv)| render_interval(iv, ctx, i == 0)).collect()
 }
 
 /// iperf3's rule for dropping the last interval: one that is shorter than 10 % of the
 /// reporting interval and moved no bytes on any stream is neither printed nor put in the
 /// JSON (it comes from the control messages racing the data at the end of a test).
 pub fn is_negligible_interval(interval: &Interval, reporting_interval_secs: f64) -> bool {
-    !interval
-        .streams
-        .iter()
-        .any(|s| s.end - s.start >= reporting_interval_secs * 0.10 || s.bytes > 0)
+    !interval.streams.iter().any(|s| s.end - s.start >= reporting_interval_secs * 0.10 || s.bytes > 0)
 }
 
 /// The header (first interval) or the separator (later ones, with `-P` > 1).
@@ -106,12 +91,9 @@ fn stream_line(s: &IntervalStream, ctx: &TextContext) -> String {
     };
     let f = flag(s.omitted);
     match ctx.protocol {
-        Protocol::Tcp if ctx.interval_retransmits() && s.sender => lines::retr_cwnd(
-            &head,
-            s.retransmits.unwrap_or(0),
-            s.snd_cwnd.unwrap_or(0),
-            f,
-        ),
+        Protocol::Tcp if ctx.interval_retransmits() && s.sender => {
+            lines::retr_cwnd(&head, s.retransmits.unwrap_or(0), s.snd_cwnd.unwrap_or(0), f)
+        }
         Protocol::Tcp => lines::plain(&head, f),
         Protocol::Udp if s.sender => lines::udp_sender(&head, ctx.bidir, s.packets.unwrap_or(0), f),
         Protocol::Udp => {
@@ -139,9 +121,7 @@ fn sum_line(sum: &IntervalSum, block: Block, ctx: &TextContext) -> String {
             lines::retr(&head, sum.retransmits.unwrap_or(0), f)
         }
         Protocol::Tcp => lines::plain(&head, f),
-        Protocol::Udp if block.local_sends => {
-            lines::udp_sender(&head, ctx.bidir, sum.packets.unwrap_or(0), f)
-        }
+        Protocol::Udp if block.local_sends => lines::udp_sender(&head, ctx.bidir, sum.packets.unwrap_or(0), f),
         Protocol::Udp => {
             let lost = sum.lost_packets.unwrap_or(0);
             let total = sum.packets.unwrap_or(0);
@@ -153,11 +133,7 @@ fn sum_line(sum: &IntervalSum, block: Block, ctx: &TextContext) -> String {
 
 /// iperf3's loss percentage: `100.0 * lost / total`, 0 when nothing was counted.
 pub(crate) fn percent(lost: i64, total: i64) -> f64 {
-    if total > 0 {
-        100.0 * lost as f64 / total as f64
-    } else {
-        0.0
-    }
+    if total > 0 { 100.0 * lost as f64 / total as f64 } else { 0.0 }
 }
 
 #[cfg(test)]
@@ -167,11 +143,7 @@ mod tests {
     #[test]
     fn negligible_last_interval() {
         let mut iv = Interval::default();
-        iv.streams.push(IntervalStream {
-            start: 2.0,
-            end: 2.004,
-            ..Default::default()
-        });
+        iv.streams.push(IntervalStream { start: 2.0, end: 2.004, ..Default::default() });
         assert!(is_negligible_interval(&iv, 1.0));
         iv.streams[0].bytes = 1;
         assert!(!is_negligible_interval(&iv, 1.0));

@@ -14,23 +14,18 @@ pub const HEADER_PLAIN_BIDIR: &str = "[ ID][Role] Interval           Transfer   
 /// TCP summary header with retransmits.
 pub const HEADER_RETR: &str = "[ ID] Interval           Transfer     Bitrate         Retr\n";
 /// TCP summary header with retransmits, `--bidir`.
-pub const HEADER_RETR_BIDIR: &str =
-    "[ ID][Role] Interval           Transfer     Bitrate         Retr\n";
+pub const HEADER_RETR_BIDIR: &str = "[ ID][Role] Interval           Transfer     Bitrate         Retr\n";
 /// TCP interval header of a sender that reads retransmits and cwnd.
-pub const HEADER_RETR_CWND: &str =
-    "[ ID] Interval           Transfer     Bitrate         Retr  Cwnd\n";
+pub const HEADER_RETR_CWND: &str = "[ ID] Interval           Transfer     Bitrate         Retr  Cwnd\n";
 /// Retr/Cwnd interval header, `--bidir`.
-pub const HEADER_RETR_CWND_BIDIR: &str =
-    "[ ID][Role] Interval           Transfer     Bitrate         Retr  Cwnd\n";
+pub const HEADER_RETR_CWND_BIDIR: &str = "[ ID][Role] Interval           Transfer     Bitrate         Retr  Cwnd\n";
 /// UDP receiver intervals and every UDP summary.
-pub const HEADER_UDP: &str =
-    "[ ID] Interval           Transfer     Bitrate         Jitter    Lost/Total Datagrams\n";
+pub const HEADER_UDP: &str = "[ ID] Interval           Transfer     Bitrate         Jitter    Lost/Total Datagrams\n";
 /// UDP header, `--bidir` (intervals and summary).
 pub const HEADER_UDP_BIDIR: &str =
     "[ ID][Role] Interval           Transfer     Bitrate         Jitter    Lost/Total Datagrams\n";
 /// UDP sender intervals.
-pub const HEADER_UDP_SENDER: &str =
-    "[ ID] Interval           Transfer     Bitrate         Total Datagrams\n";
+pub const HEADER_UDP_SENDER: &str = "[ ID] Interval           Transfer     Bitrate         Total Datagrams\n";
 /// The line between intervals (with `-P` > 1) and before the summary: 25 dashes.
 pub const SEPARATOR: &str = "- - - - - - - - - - - - - - - - - - - - - - - - -\n";
 /// `-V`, after the separator before the summary.
@@ -110,23 +105,12 @@ pub fn retr(head: &LineHead<'_>, retransmits: u64, flag: &str) -> String {
 
 /// RETR_CWND: TCP sender interval with retransmits and congestion window (bytes).
 pub fn retr_cwnd(head: &LineHead<'_>, retransmits: u64, cwnd: u64, flag: &str) -> String {
-    format!(
-        "{}  {retransmits:>3}   {}s       {flag}\n",
-        head.render(),
-        format_unit(cwnd as f64, 'A')
-    )
+    format!("{}  {retransmits:>3}   {}s       {flag}\n", head.render(), format_unit(cwnd as f64, 'A'))
 }
 
 /// UDP: receiver intervals and all UDP summaries: jitter (`%5.3f` ms), lost/total, loss
 /// percentage (`%.2g`).
-pub fn udp(
-    head: &LineHead<'_>,
-    jitter_ms: f64,
-    lost: i64,
-    total: i64,
-    lost_percent: f64,
-    flag: &str,
-) -> String {
+pub fn udp(head: &LineHead<'_>, jitter_ms: f64, lost: i64, total: i64, lost_percent: f64, flag: &str) -> String {
     format!(
         "{}  {} ms  {lost}/{total} ({}%)  {flag}\n",
         head.render(),
@@ -173,11 +157,7 @@ fn bare_id(id: LineId) -> String {
 /// `local_role` is this host's role in the block (`sender` or `receiver`); the remote gets
 /// the other word. Figures are `[total, user, system]` percent.
 pub fn cpu(local_role: &str, local: [f64; 3], remote: [f64; 3]) -> String {
-    let remote_role = if local_role == SENDER {
-        RECEIVER
-    } else {
-        SENDER
-    };
+    let remote_role = if local_role == SENDER { RECEIVER } else { SENDER };
     format!(
         "CPU Utilization: local/{local_role} {:.1}% ({:.1}%u/{:.1}%s), remote/{remote_role} {:.1}% ({:.1}%u/{:.1}%s)\n",
         local[0], local[1], local[2], remote[0], remote[1], remote[2]
@@ -208,27 +188,13 @@ mod tests {
     use super::*;
 
     fn head(id: LineId, tag: &str, start: f64, end: f64, bytes: u64, bps: f64) -> String {
-        plain(
-            &LineHead {
-                id,
-                role_tag: tag,
-                start,
-                end,
-                bytes,
-                bytes_per_sec: bps / 8.0,
-                format: 'a',
-            },
-            "",
-        )
+        plain(&LineHead { id, role_tag: tag, start, end, bytes, bytes_per_sec: bps / 8.0, format: 'a' }, "")
     }
 
     #[test]
     fn interval_column_widths() {
         let l = head(LineId::Stream(5), "", 0.0, 1.0, 0, 0.0);
-        assert_eq!(
-            l,
-            "[  5]   0.00-1.00   sec  0.00 Bytes  0.00 bits/sec                  \n"
-        );
+        assert_eq!(l, "[  5]   0.00-1.00   sec  0.00 Bytes  0.00 bits/sec                  \n");
         let l = head(LineId::Stream(12), "[RX-C]", 5.0, 10.0, 0, 0.0);
         assert!(l.starts_with("[ 12][RX-C]   5.00-10.00  sec"), "{l}");
         let l = head(LineId::Sum, "", 100.0, 101.0, 0, 0.0);
@@ -237,18 +203,9 @@ mod tests {
 
     #[test]
     fn small_lines() {
-        assert_eq!(
-            out_of_order("", 0.0, 2.0, 3),
-            "[SUM]  0.0- 2.0 sec  3 datagrams received out-of-order\n"
-        );
-        assert_eq!(
-            sender_not_available(LineId::Stream(5)),
-            "[  5] (sender statistics not available)\n"
-        );
-        assert_eq!(
-            receiver_not_available(LineId::Sum),
-            "[SUM] (receiver statistics not available)\n"
-        );
+        assert_eq!(out_of_order("", 0.0, 2.0, 3), "[SUM]  0.0- 2.0 sec  3 datagrams received out-of-order\n");
+        assert_eq!(sender_not_available(LineId::Stream(5)), "[  5] (sender statistics not available)\n");
+        assert_eq!(receiver_not_available(LineId::Sum), "[SUM] (receiver statistics not available)\n");
         assert_eq!(
             cpu(RECEIVER, [50.5, 0.7, 49.8], [46.7, 0.4, 46.3]),
             "CPU Utilization: local/receiver 50.5% (0.7%u/49.8%s), remote/sender 46.7% (0.4%u/46.3%s)\n"

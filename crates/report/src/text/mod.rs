@@ -98,21 +98,9 @@ impl TextContext {
     pub(crate) fn blocks(&self) -> Vec<Block> {
         if self.bidir {
             let client = self.role == Role::Client;
-            vec![
-                Block {
-                    local_sends: client,
-                    reverse_sums: false,
-                },
-                Block {
-                    local_sends: !client,
-                    reverse_sums: true,
-                },
-            ]
+            vec![Block { local_sends: client, reverse_sums: false }, Block { local_sends: !client, reverse_sums: true }]
         } else {
-            vec![Block {
-                local_sends: self.local_sends(),
-                reverse_sums: false,
-            }]
+            vec![Block { local_sends: self.local_sends(), reverse_sums: false }]
         }
     }
 
@@ -170,11 +158,7 @@ mod tests {
 
     #[test]
     fn from_params() {
-        let params = TestParams {
-            parallel: 2,
-            bidirectional: true,
-            ..TestParams::default()
-        };
+        let params = TestParams { parallel: 2, bidirectional: true, ..TestParams::default() };
         let ctx = TextContext::new(Role::Server, &params);
         assert_eq!(ctx.num_streams, 2);
         assert!(ctx.bidir && ctx.local_sends());

@@ -48,11 +48,7 @@ pub fn cookie(cookie: &str) -> String {
 
 /// `      TCP MSS: 32768 (default)`, or without `(default)` when `-M` was given (`-V`, TCP).
 pub fn tcp_mss(mss: u32, default: bool) -> String {
-    if default {
-        format!("      TCP MSS: {mss} (default)\n")
-    } else {
-        format!("      TCP MSS: {mss}\n")
-    }
+    if default { format!("      TCP MSS: {mss} (default)\n") } else { format!("      TCP MSS: {mss}\n") }
 }
 
 /// `      Target Bitrate: 10000000` (`-V`, when a rate is set; bit/s).
@@ -169,17 +165,10 @@ pub fn render_client_preamble(start: &Start, ctx: &TextContext, extras: &Verbose
 /// `Accepted connection`, (`-V`: cookie, TCP MSS, target bitrate), connected lines,
 /// (`-V`: `Starting Test:`). With `-V` iperf3 prints the version block once per server
 /// iteration, before the banner; pass it separately with [`version_block`].
-pub fn render_server_preamble(
-    start: &Start,
-    ctx: &TextContext,
-    port: u16,
-    test_number: u32,
-) -> Printed {
+pub fn render_server_preamble(start: &Start, ctx: &TextContext, port: u16, test_number: u32) -> Printed {
     let mut p = Printed::new();
     p.report(BANNER_RULE);
-    p.report(format!(
-        "Server listening on {port} (test #{test_number})\n"
-    ));
+    p.report(format!("Server listening on {port} (test #{test_number})\n"));
     p.report(BANNER_RULE);
     if let Some(ts) = start.timestamp.as_ref().filter(|_| ctx.verbose) {
         p.report(time(&ts.time));
@@ -231,21 +220,13 @@ mod tests {
     #[test]
     fn banner_is_59_dashes() {
         assert_eq!(BANNER_RULE.trim_end().len(), 59);
-        assert_eq!(
-            server_banner(5391, 2),
-            format!("{BANNER_RULE}Server listening on 5391 (test #2)\n{BANNER_RULE}")
-        );
+        assert_eq!(server_banner(5391, 2), format!("{BANNER_RULE}Server listening on 5391 (test #2)\n{BANNER_RULE}"));
     }
 
     #[test]
     fn starting_test_variants() {
-        let mut t = TestStart {
-            protocol: "TCP".into(),
-            num_streams: 1,
-            blksize: 131072,
-            duration: 2,
-            ..TestStart::default()
-        };
+        let mut t =
+            TestStart { protocol: "TCP".into(), num_streams: 1, blksize: 131072, duration: 2, ..TestStart::default() };
         assert_eq!(
             starting_test(&t),
             "Starting Test: protocol: TCP, 1 streams, 131072 byte blocks, omitting 0 seconds, 2 second test, tos 0\n"
@@ -260,10 +241,7 @@ mod tests {
     #[test]
     fn small_lines() {
         assert_eq!(tcp_mss(1448, false), "      TCP MSS: 1448\n");
-        assert_eq!(
-            authentication("mario", 1, false),
-            "Authentication failed for user 'mario' ts 1\n"
-        );
+        assert_eq!(authentication("mario", 1, false), "Authentication failed for user 'mario' ts 1\n");
         assert_eq!(error_line("x"), "iperf3: error - x\n");
         assert_eq!(omit_done(), "Finished omit period, starting real test\n");
     }

@@ -112,10 +112,7 @@ mod tests {
     #[test]
     fn title_on_every_line_including_blank_ones() {
         let text = "[ ID] x\n\niperf Done.\n";
-        assert_eq!(
-            prefix_lines(text, None, Some("title")),
-            "title:  [ ID] x\ntitle:  \ntitle:  iperf Done.\n"
-        );
+        assert_eq!(prefix_lines(text, None, Some("title")), "title:  [ ID] x\ntitle:  \ntitle:  iperf Done.\n");
     }
 
     #[test]

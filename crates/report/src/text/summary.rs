@@ -47,11 +47,7 @@ pub fn render_summary_calls(report: &TestReport, ctx: &TextContext) -> Printed {
     let (local_cc, remote_cc) = local_remote_congestion(end, ctx);
     for (i, block) in ctx.blocks().into_iter().enumerate() {
         let tag = ctx.role_tag(block.local_sends);
-        for es in end
-            .streams
-            .iter()
-            .filter(|es| stream_sends(es) == Some(block.local_sends))
-        {
+        for es in end.streams.iter().filter(|es| stream_sends(es) == Some(block.local_sends)) {
             match ctx.protocol {
                 Protocol::Tcp => tcp_stream(&mut out, es, block, tag, ctx),
                 Protocol::Udp => udp_stream(&mut out, es, block, tag, ctx),
@@ -91,11 +87,7 @@ pub fn summary_header(ctx: &TextContext) -> &'static str {
 
 /// Whether this host sends on the stream, from the `sender` flag of its summaries.
 fn stream_sends(es: &EndStream) -> Option<bool> {
-    es.udp
-        .as_ref()
-        .or(es.sender.as_ref())
-        .or(es.receiver.as_ref())
-        .map(|s| s.sender)
+    es.udp.as_ref().or(es.sender.as_ref()).or(es.receiver.as_ref()).map(|s| s.sender)
 }
 
 fn head<'a>(id: LineId, tag: &'a str, s: &Summary, ctx: &TextContext) -> LineHead<'a> {
@@ -111,10 +103,7 @@ fn head<'a>(id: LineId, tag: &'a str, s: &Summary, ctx: &TextContext) -> LineHea
 }
 
 fn stream_id(es: &EndStream) -> LineId {
-    let socket = [&es.sender, &es.receiver, &es.udp, &es.udp_receiver]
-        .into_iter()
-        .flatten()
-        .find_map(|s| s.socket);
+    let socket = [&es.sender, &es.receiver, &es.udp, &es.udp_receiver].into_iter().flatten().find_map(|s| s.socket);
     LineId::Stream(socket.unwrap_or(0))
 }
 
@@ -162,14 +151,7 @@ fn udp_stream(out: &mut Printed, es: &EndStream, block: Block, tag: &str, ctx: &
         }
     } else {
         let h = head(id, tag, u, ctx);
-        out.report(lines::udp(
-            &h,
-            0.0,
-            0,
-            u.packets.unwrap_or(0),
-            0.0,
-            lines::SENDER,
-        ));
+        out.report(lines::udp(&h, 0.0, 0, u.packets.unwrap_or(0), 0.0, lines::SENDER));
     }
     if let Some(n) = u.out_of_order.filter(|&n| n > 0) {
         out.report(lines::out_of_order(tag, u.start, u.end, n));
@@ -184,18 +166,9 @@ fn udp_stream(out: &mut Printed, es: &EndStream, block: Block, tag: &str, ctx: &
     let r = es.udp_receiver.as_ref().unwrap_or(u);
     let lost = r.lost_packets.unwrap_or(0);
     let total = r.packets.unwrap_or(0);
-    let pct = r
-        .lost_percent
-        .unwrap_or_else(|| super::interval::percent(lost, total));
+    let pct = r.lost_percent.unwrap_or_else(|| super::interval::percent(lost, total));
     let h = head(id, tag, r, ctx);
-    out.report(lines::udp(
-        &h,
-        r.jitter_ms.unwrap_or(0.0),
-        lost,
-        total,
-        pct,
-        lines::RECEIVER,
-    ));
+    out.report(lines::udp(&h, r.jitter_ms.unwrap_or(0.0), lost, total, pct, lines::RECEIVER));
     if let Some(line) = loss_split(id, tag, r) {
         out.report(line);
     }
@@ -231,11 +204,7 @@ pub fn loss_split(id: LineId, tag: &str, r: &Summary) -> Option<String> {
 
 fn diskfile(out: &mut Printed, es: &EndStream, block: Block) {
     if let Some(d) = &es.diskfile {
-        let (bytes, pct) = if block.local_sends {
-            (d.sent, d.percent_sent)
-        } else {
-            (d.received, d.percent_received)
-        };
+        let (bytes, pct) = if block.local_sends { (d.sent, d.percent_sent) } else { (d.received, d.percent_received) };
         out.report(lines::diskfile(bytes, d.size, pct, &d.filename));
     }
 }
@@ -274,17 +243,8 @@ fn sums(
         } else {
             let lost = r.lost_packets.unwrap_or(0);
             let total = r.packets.unwrap_or(0);
-            let pct = r
-                .lost_percent
-                .unwrap_or_else(|| super::interval::percent(lost, total));
-            lines::udp(
-                &h,
-                r.jitter_ms.unwrap_or(0.0),
-                lost,
-                total,
-                pct,
-                lines::RECEIVER,
-            )
+            let pct = r.lost_percent.unwrap_or_else(|| super::interval::percent(lost, total));
+            lines::udp(&h, r.jitter_ms.unwrap_or(0.0), lost, total, pct, lines::RECEIVER)
         });
     }
 }
@@ -297,11 +257,7 @@ fn verbose_tail(
     local_cc: Option<&str>,
     remote_cc: Option<&str>,
 ) {
-    if let Some(c) = end
-        .cpu_utilization_percent
-        .as_ref()
-        .filter(|_| block.local_sends)
-    {
+    if let Some(c) = end.cpu_utilization_percent.as_ref().filter(|_| block.local_sends) {
         let local = [c.host_total, c.host_user, c.host_system];
         let remote = [c.remote_total, c.remote_user, c.remote_system];
         out.report(lines::cpu(lines::SENDER, local, remote));
@@ -310,11 +266,7 @@ fn verbose_tail(
         }
     }
     if ctx.protocol == Protocol::Tcp {
-        let (snd, rcv) = if block.local_sends {
-            (local_cc, remote_cc)
-        } else {
-            (remote_cc, local_cc)
-        };
+        let (snd, rcv) = if block.local_sends { (local_cc, remote_cc) } else { (remote_cc, local_cc) };
         if let Some(s) = snd {
             out.report(lines::snd_congestion(s));
         }
@@ -346,11 +298,7 @@ pub fn congestion_keys<'a>(
     local: Option<&'a str>,
     remote: Option<&'a str>,
 ) -> (Option<&'a str>, Option<&'a str>) {
-    if last_block_local_sends(ctx) {
-        (local, remote)
-    } else {
-        (remote, local)
-    }
+    if last_block_local_sends(ctx) { (local, remote) } else { (remote, local) }
 }
 
 fn last_block_local_sends(ctx: &TextContext) -> bool {
@@ -358,17 +306,10 @@ fn last_block_local_sends(ctx: &TextContext) -> bool {
 }
 
 /// The inverse of [`congestion_keys`]: `(local, remote)` from `end`.
-fn local_remote_congestion<'a>(
-    end: &'a End,
-    ctx: &TextContext,
-) -> (Option<&'a str>, Option<&'a str>) {
+fn local_remote_congestion<'a>(end: &'a End, ctx: &TextContext) -> (Option<&'a str>, Option<&'a str>) {
     let snd = end.sender_tcp_congestion.as_deref();
     let rcv = end.receiver_tcp_congestion.as_deref();
-    if last_block_local_sends(ctx) {
-        (snd, rcv)
-    } else {
-        (rcv, snd)
-    }
+    if last_block_local_sends(ctx) { (snd, rcv) } else { (rcv, snd) }
 }
 
 #[cfg(test)]
@@ -381,11 +322,7 @@ mod tests {
         for bidir in [false, true] {
             for reverse in [false, true] {
                 for role in [Role::Client, Role::Server] {
-                    let params = TestParams {
-                        bidirectional: bidir,
-                        reverse,
-                        ..TestParams::default()
-                    };
+                    let params = TestParams { bidirectional: bidir, reverse, ..TestParams::default() };
                     let ctx = TextContext::new(role, &params);
                     let (s, r) = congestion_keys(&ctx, Some("local"), Some("remote"));
                     let end = End {
@@ -393,40 +330,22 @@ mod tests {
                         receiver_tcp_congestion: r.map(str::to_string),
                         ..End::default()
                     };
-                    assert_eq!(
-                        local_remote_congestion(&end, &ctx),
-                        (Some("local"), Some("remote"))
-                    );
+                    assert_eq!(local_remote_congestion(&end, &ctx), (Some("local"), Some("remote")));
                 }
             }
         }
-        let bidir_client = TextContext {
-            bidir: true,
-            ..TextContext::new(Role::Client, &TestParams::default())
-        };
-        assert_eq!(
-            congestion_keys(&bidir_client, Some("cubic"), Some("bbr")),
-            (Some("bbr"), Some("cubic"))
-        );
+        let bidir_client = TextContext { bidir: true, ..TextContext::new(Role::Client, &TestParams::default()) };
+        assert_eq!(congestion_keys(&bidir_client, Some("cubic"), Some("bbr")), (Some("bbr"), Some("cubic")));
     }
 
     #[test]
     fn loss_split_line() {
-        let r = Summary {
-            lost_packets: Some(42),
-            receiver_socket_drops: Some(30),
-            ..Summary::default()
-        };
+        let r = Summary { lost_packets: Some(42), receiver_socket_drops: Some(30), ..Summary::default() };
         assert_eq!(
             loss_split(LineId::Stream(5), "", &r).as_deref(),
-            Some(
-                "[  5] loss split: 12 lost on the path, 30 dropped by the receiving socket (raise -w or lower -b)\n"
-            )
+            Some("[  5] loss split: 12 lost on the path, 30 dropped by the receiving socket (raise -w or lower -b)\n")
         );
-        let r = Summary {
-            duplicates: Some(3),
-            ..Summary::default()
-        };
+        let r = Summary { duplicates: Some(3), ..Summary::default() };
         assert_eq!(
             loss_split(LineId::Stream(5), "[RX-C]", &r).as_deref(),
             Some("[  5][RX-C] 3 duplicate datagrams received\n")

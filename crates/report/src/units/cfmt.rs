@@ -8,20 +8,12 @@
 
 /// `%W.Pf` (`left = false`) or `%-W.Pf` (`left = true`), with C's `nan`/`inf` spelling.
 pub(crate) fn c_fixed(x: f64, width: usize, precision: usize, left: bool) -> String {
-    let body = if x.is_finite() {
-        format!("{x:.precision$}")
-    } else {
-        non_finite(x).to_string()
-    };
+    let body = if x.is_finite() { format!("{x:.precision$}") } else { non_finite(x).to_string() };
     pad(&body, width, left)
 }
 
 fn pad(body: &str, width: usize, left: bool) -> String {
-    if left {
-        format!("{body:<width$}")
-    } else {
-        format!("{body:>width$}")
-    }
+    if left { format!("{body:<width$}") } else { format!("{body:>width$}") }
 }
 
 fn non_finite(x: f64) -> &'static str {
@@ -57,12 +49,7 @@ pub fn format_g(x: f64, precision: usize) -> String {
     let p_i32 = i32::try_from(p).unwrap_or(i32::MAX);
     if exp < -4 || exp >= p_i32 {
         let sign = if exp < 0 { '-' } else { '+' };
-        format!(
-            "{}e{}{:02}",
-            strip_fraction_zeros(mantissa),
-            sign,
-            exp.unsigned_abs()
-        )
+        format!("{}e{}{:02}", strip_fraction_zeros(mantissa), sign, exp.unsigned_abs())
     } else {
         // 0 <= decimals because exp < p; exp >= -4 keeps it bounded by p + 3.
         let decimals = usize::try_from(p_i32 - 1 - exp).unwrap_or(0);
@@ -158,10 +145,7 @@ mod tests {
         assert_eq!(format_c_number(0.1), "0.1");
         assert_eq!(format_c_number(-1.0), "-1");
         assert_eq!(format_c_number(1e300), "1e+300");
-        assert_eq!(
-            format_c_number(9.223372036854775807e18),
-            "9223372036854775807"
-        );
+        assert_eq!(format_c_number(9.223372036854775807e18), "9223372036854775807");
         assert_eq!(format_c_number(f64::NAN), "null");
         assert_eq!(format_c_number(f64::INFINITY), "null");
     }

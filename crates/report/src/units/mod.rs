@@ -16,22 +16,12 @@ pub use parse::{MAX_BURST, UnitError, parse_rate, parse_rate_burst, parse_size};
 
 /// Multipliers for byte scales, written as units.c writes them (`1.0 / 1024 / 1024`…), so
 /// the products round exactly as iperf3's do.
-const CONVERSION_BYTES: [f64; 5] = [
-    1.0,
-    1.0 / 1024.0,
-    1.0 / 1024.0 / 1024.0,
-    1.0 / 1024.0 / 1024.0 / 1024.0,
-    1.0 / 1024.0 / 1024.0 / 1024.0 / 1024.0,
-];
+const CONVERSION_BYTES: [f64; 5] =
+    [1.0, 1.0 / 1024.0, 1.0 / 1024.0 / 1024.0, 1.0 / 1024.0 / 1024.0 / 1024.0, 1.0 / 1024.0 / 1024.0 / 1024.0 / 1024.0];
 
 /// Multipliers for bit scales (`1.0 / 1000 / 1000`…).
-const CONVERSION_BITS: [f64; 5] = [
-    1.0,
-    1.0 / 1000.0,
-    1.0 / 1000.0 / 1000.0,
-    1.0 / 1000.0 / 1000.0 / 1000.0,
-    1.0 / 1000.0 / 1000.0 / 1000.0 / 1000.0,
-];
+const CONVERSION_BITS: [f64; 5] =
+    [1.0, 1.0 / 1000.0, 1.0 / 1000.0 / 1000.0, 1.0 / 1000.0 / 1000.0 / 1000.0, 1.0 / 1000.0 / 1000.0 / 1000.0 / 1000.0];
 
 const LABEL_BYTE: [&str; 5] = ["Byte", "KByte", "MByte", "GByte", "TByte"];
 const LABEL_BIT: [&str; 5] = ["bit", "Kbit", "Mbit", "Gbit", "Tbit"];

@@ -184,10 +184,7 @@ mod tests {
         assert!(matches!(parse_size("10 M"), Err(UnitError::Invalid(_))));
         assert!(matches!(parse_size("inf"), Err(UnitError::Invalid(_))));
         assert!(matches!(parse_size("-5"), Err(UnitError::OutOfRange(_))));
-        assert!(matches!(
-            parse_size("99999999T"),
-            Err(UnitError::OutOfRange(_))
-        ));
+        assert!(matches!(parse_size("99999999T"), Err(UnitError::OutOfRange(_))));
         assert!(matches!(parse_size("1e400"), Err(UnitError::OutOfRange(_))));
     }
 
@@ -198,15 +195,9 @@ mod tests {
         assert_eq!(parse_rate_burst("1G/1000"), Ok((1_000_000_000, Some(1000))));
         let e = parse_rate_burst("100M/0").unwrap_err();
         assert_eq!(e.to_string(), "invalid burst count (maximum = 1000)");
-        assert!(matches!(
-            parse_rate_burst("1M/1001"),
-            Err(UnitError::Burst(_))
-        ));
+        assert!(matches!(parse_rate_burst("1M/1001"), Err(UnitError::Burst(_))));
         assert!(matches!(parse_rate_burst("1M/x"), Err(UnitError::Burst(_))));
-        assert!(matches!(
-            parse_rate_burst("1X/5"),
-            Err(UnitError::Invalid(_))
-        ));
+        assert!(matches!(parse_rate_burst("1X/5"), Err(UnitError::Invalid(_))));
     }
 
     proptest! {

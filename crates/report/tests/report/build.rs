@@ -2,9 +2,7 @@
 //! they read: `"2.24G"` bytes (binary, via `parse_size`), `"19.2G"` bit/s (decimal, via
 //! `parse_rate`).
 
-use wireperf_protocol::schema::{
-    Connected, EndStream, HostPort, IntervalStream, IntervalSum, Start, Summary,
-};
+use wireperf_protocol::schema::{Connected, EndStream, HostPort, IntervalStream, IntervalSum, Start, Summary};
 use wireperf_report::{parse_rate, parse_size};
 
 /// Bytes from `"2.24G"`, `"869M"`, `"0"`.
@@ -18,11 +16,7 @@ pub fn r(s: &str) -> f64 {
 }
 
 fn pct(lost: i64, total: i64) -> f64 {
-    if total > 0 {
-        100.0 * lost as f64 / total as f64
-    } else {
-        0.0
-    }
+    if total > 0 { 100.0 * lost as f64 / total as f64 } else { 0.0 }
 }
 
 fn stream(id: i32, t: (f64, f64), xfer: &str, rate: &str, sender: bool) -> IntervalStream {
@@ -40,11 +34,7 @@ fn stream(id: i32, t: (f64, f64), xfer: &str, rate: &str, sender: bool) -> Inter
 
 /// TCP stream this host sends on, with Retr and Cwnd.
 pub fn tx(id: i32, t: (f64, f64), xfer: &str, rate: &str, retr: u64, cwnd: &str) -> IntervalStream {
-    IntervalStream {
-        retransmits: Some(retr),
-        snd_cwnd: Some(b(cwnd)),
-        ..stream(id, t, xfer, rate, true)
-    }
+    IntervalStream { retransmits: Some(retr), snd_cwnd: Some(b(cwnd)), ..stream(id, t, xfer, rate, true) }
 }
 
 /// TCP stream this host receives on.
@@ -54,23 +44,12 @@ pub fn rx(id: i32, t: (f64, f64), xfer: &str, rate: &str) -> IntervalStream {
 
 /// UDP stream this host sends on.
 pub fn utx(id: i32, t: (f64, f64), xfer: &str, rate: &str, packets: i64) -> IntervalStream {
-    IntervalStream {
-        packets: Some(packets),
-        ..stream(id, t, xfer, rate, true)
-    }
+    IntervalStream { packets: Some(packets), ..stream(id, t, xfer, rate, true) }
 }
 
 /// UDP stream this host receives on.
 #[allow(clippy::too_many_arguments)]
-pub fn urx(
-    id: i32,
-    t: (f64, f64),
-    xfer: &str,
-    rate: &str,
-    jitter: f64,
-    lost: i64,
-    packets: i64,
-) -> IntervalStream {
+pub fn urx(id: i32, t: (f64, f64), xfer: &str, rate: &str, jitter: f64, lost: i64, packets: i64) -> IntervalStream {
     IntervalStream {
         jitter_ms: Some(jitter),
         lost_packets: Some(lost),
@@ -100,10 +79,7 @@ fn sum(t: (f64, f64), xfer: &str, rate: &str, sender: bool) -> IntervalSum {
 
 /// TCP interval sum of this host's sending streams.
 pub fn sum_tx(t: (f64, f64), xfer: &str, rate: &str, retr: u64) -> IntervalSum {
-    IntervalSum {
-        retransmits: Some(retr),
-        ..sum(t, xfer, rate, true)
-    }
+    IntervalSum { retransmits: Some(retr), ..sum(t, xfer, rate, true) }
 }
 
 /// TCP interval sum of this host's receiving streams.
@@ -113,21 +89,11 @@ pub fn sum_rx(t: (f64, f64), xfer: &str, rate: &str) -> IntervalSum {
 
 /// UDP interval sum, sending.
 pub fn usum_tx(t: (f64, f64), xfer: &str, rate: &str, packets: i64) -> IntervalSum {
-    IntervalSum {
-        packets: Some(packets),
-        ..sum(t, xfer, rate, true)
-    }
+    IntervalSum { packets: Some(packets), ..sum(t, xfer, rate, true) }
 }
 
 /// UDP interval sum, receiving.
-pub fn usum_rx(
-    t: (f64, f64),
-    xfer: &str,
-    rate: &str,
-    jitter: f64,
-    lost: i64,
-    packets: i64,
-) -> IntervalSum {
+pub fn usum_rx(t: (f64, f64), xfer: &str, rate: &str, jitter: f64, lost: i64, packets: i64) -> IntervalSum {
     IntervalSum {
         jitter_ms: Some(jitter),
         lost_packets: Some(lost),
@@ -145,22 +111,12 @@ pub fn sum_omitted(mut s: IntervalSum) -> IntervalSum {
 
 /// One side of a summary: `0.00-end`, bytes, rate.
 pub fn side(end: f64, xfer: &str, rate: &str) -> Summary {
-    Summary {
-        start: 0.0,
-        end,
-        seconds: end,
-        bytes: b(xfer),
-        bits_per_second: r(rate),
-        ..Default::default()
-    }
+    Summary { start: 0.0, end, seconds: end, bytes: b(xfer), bits_per_second: r(rate), ..Default::default() }
 }
 
 /// A TCP sender side with retransmits.
 pub fn side_retr(end: f64, xfer: &str, rate: &str, retr: u64) -> Summary {
-    Summary {
-        retransmits: Some(retr),
-        ..side(end, xfer, rate)
-    }
+    Summary { retransmits: Some(retr), ..side(end, xfer, rate) }
 }
 
 /// A UDP side: jitter, lost, datagrams.
@@ -208,10 +164,7 @@ pub fn sum_side(s: Summary, local_sends: bool) -> Option<Summary> {
 /// `start` of a client on 127.0.0.1 talking to port 5391, with these local stream ports.
 pub fn client_start(streams: &[(i32, u16)]) -> Start {
     Start {
-        connecting_to: Some(HostPort {
-            host: "127.0.0.1".into(),
-            port: 5391,
-        }),
+        connecting_to: Some(HostPort { host: "127.0.0.1".into(), port: 5391 }),
         connected: streams
             .iter()
             .map(|&(socket, port)| Connected {
@@ -230,10 +183,7 @@ pub fn client_start(streams: &[(i32, u16)]) -> Start {
 /// `ctrl_port`, with the client's stream ports.
 pub fn server_start(ctrl_port: u16, streams: &[(i32, u16)]) -> Start {
     Start {
-        accepted_connection: Some(HostPort {
-            host: "127.0.0.1".into(),
-            port: ctrl_port,
-        }),
+        accepted_connection: Some(HostPort { host: "127.0.0.1".into(), port: ctrl_port }),
         connected: streams
             .iter()
             .map(|&(socket, port)| Connected {

@@ -9,8 +9,7 @@ use wireperf_protocol::Protocol;
 use wireperf_protocol::schema::{CpuUtilization, End, Start, TestReport, TestStart, Timestamp};
 use wireperf_report::text::preamble::{self, VerboseExtras};
 use wireperf_report::{
-    TextContext, prefix_lines, render_interval, render_intervals, render_summary,
-    render_summary_calls,
+    TextContext, prefix_lines, render_interval, render_intervals, render_summary, render_summary_calls,
 };
 
 const SYSTEM: &str = "Linux vm 6.18.44-fc-v509 #1 SMP PREEMPT_DYNAMIC @0 x86_64";
@@ -19,10 +18,7 @@ fn verbose_start(streams: &[(i32, u16)], cookie: &str, time: &str, t: TestStart)
     Start {
         version: "iperf 3.12".into(),
         system_info: SYSTEM.into(),
-        timestamp: Some(Timestamp {
-            time: time.into(),
-            timesecs: 0,
-        }),
+        timestamp: Some(Timestamp { time: time.into(), timesecs: 0 }),
         cookie: Some(cookie.into()),
         test_start: Some(t),
         ..client_start(streams)
@@ -30,13 +26,7 @@ fn verbose_start(streams: &[(i32, u16)], cookie: &str, time: &str, t: TestStart)
 }
 
 fn test_start(protocol: &str, blksize: u32, duration: u32) -> TestStart {
-    TestStart {
-        protocol: protocol.into(),
-        num_streams: 1,
-        blksize,
-        duration,
-        ..TestStart::default()
-    }
+    TestStart { protocol: protocol.into(), num_streams: 1, blksize, duration, ..TestStart::default() }
 }
 
 fn verbose_client_text(report: &TestReport, ctx: &TextContext, extras: &VerboseExtras) -> String {
@@ -74,30 +64,16 @@ fn tcp_verbose() {
             iv(vec![tx(5, (1.0, 2.0), "2.29G", "19.7G", 1, "2.62M")]),
         ],
         End {
-            streams: vec![tcp_end(
-                5,
-                true,
-                side_retr(2.0, "4.59G", "19.7G", 5),
-                side(2.0, "4.59G", "19.7G"),
-            )],
+            streams: vec![tcp_end(5, true, side_retr(2.0, "4.59G", "19.7G", 5), side(2.0, "4.59G", "19.7G"))],
             cpu_utilization_percent: cpu([36.6, 0.3, 36.3], [35.2, 2.2, 32.9]),
             sender_tcp_congestion: Some("bbr".into()),
             receiver_tcp_congestion: Some("bbr".into()),
             ..Default::default()
         },
     );
-    let c = TextContext {
-        verbose: true,
-        ..ctx(Protocol::Tcp, 1, false, false)
-    };
-    let extras = VerboseExtras {
-        control_mss: Some(32768),
-        udp_block_size_chosen: None,
-    };
-    assert_eq!(
-        verbose_client_text(&r, &c, &extras),
-        fixture("client_tcp_verbose.txt")
-    );
+    let c = TextContext { verbose: true, ..ctx(Protocol::Tcp, 1, false, false) };
+    let extras = VerboseExtras { control_mss: Some(32768), udp_block_size_chosen: None };
+    assert_eq!(verbose_client_text(&r, &c, &extras), fixture("client_tcp_verbose.txt"));
 }
 
 #[test]
@@ -111,10 +87,7 @@ fn udp_verbose() {
     start.target_bitrate = Some(10_000_000);
     let r = report(
         start,
-        vec![
-            iv(vec![utx(5, (0.0, 1.0), "1.22M", "10.2M", 39)]),
-            iv(vec![utx(5, (1.0, 2.0), "1.19M", "9.96M", 38)]),
-        ],
+        vec![iv(vec![utx(5, (0.0, 1.0), "1.22M", "10.2M", 39)]), iv(vec![utx(5, (1.0, 2.0), "1.19M", "9.96M", 38)])],
         End {
             streams: vec![udp_end(
                 5,
@@ -126,18 +99,9 @@ fn udp_verbose() {
             ..Default::default()
         },
     );
-    let c = TextContext {
-        verbose: true,
-        ..ctx(Protocol::Udp, 1, false, false)
-    };
-    let extras = VerboseExtras {
-        control_mss: Some(32768),
-        udp_block_size_chosen: Some(32768),
-    };
-    assert_eq!(
-        verbose_client_text(&r, &c, &extras),
-        fixture("client_udp_verbose.txt")
-    );
+    let c = TextContext { verbose: true, ..ctx(Protocol::Udp, 1, false, false) };
+    let extras = VerboseExtras { control_mss: Some(32768), udp_block_size_chosen: Some(32768) };
+    assert_eq!(verbose_client_text(&r, &c, &extras), fixture("client_udp_verbose.txt"));
 }
 
 #[test]
@@ -149,38 +113,21 @@ fn tcp_verbose_reverse_has_no_cpu_line() {
         test_start("TCP", 131072, 2),
     );
     start.tcp_mss_default = Some(32768);
-    let c = TextContext {
-        verbose: true,
-        ..ctx(Protocol::Tcp, 1, true, false)
-    };
+    let c = TextContext { verbose: true, ..ctx(Protocol::Tcp, 1, true, false) };
     let (snd, rcv) = wireperf_report::text::summary::congestion_keys(&c, Some("bbr"), Some("bbr"));
     let r = report(
         start,
-        vec![
-            iv(vec![rx(5, (0.0, 1.0), "1.88G", "16.1G")]),
-            iv(vec![rx(5, (1.0, 2.0), "1.59G", "13.7G")]),
-        ],
+        vec![iv(vec![rx(5, (0.0, 1.0), "1.88G", "16.1G")]), iv(vec![rx(5, (1.0, 2.0), "1.59G", "13.7G")])],
         End {
-            streams: vec![tcp_end(
-                5,
-                false,
-                side_retr(2.0, "3.47G", "14.9G", 6),
-                side(2.0, "3.47G", "14.9G"),
-            )],
+            streams: vec![tcp_end(5, false, side_retr(2.0, "3.47G", "14.9G", 6), side(2.0, "3.47G", "14.9G"))],
             cpu_utilization_percent: cpu([1.0, 0.5, 0.5], [2.0, 1.0, 1.0]),
             sender_tcp_congestion: snd.map(str::to_string),
             receiver_tcp_congestion: rcv.map(str::to_string),
             ..Default::default()
         },
     );
-    let extras = VerboseExtras {
-        control_mss: Some(32768),
-        udp_block_size_chosen: None,
-    };
-    assert_eq!(
-        verbose_client_text(&r, &c, &extras),
-        fixture("client_tcp_verbose_reverse.txt")
-    );
+    let extras = VerboseExtras { control_mss: Some(32768), udp_block_size_chosen: None };
+    assert_eq!(verbose_client_text(&r, &c, &extras), fixture("client_tcp_verbose_reverse.txt"));
 }
 
 #[test]
@@ -192,30 +139,14 @@ fn tcp_bidir_verbose_cpu_and_congestion_between_blocks() {
         test_start("TCP", 131072, 1),
     );
     start.tcp_mss_default = Some(32768);
-    let c = TextContext {
-        verbose: true,
-        ..ctx(Protocol::Tcp, 1, false, true)
-    };
+    let c = TextContext { verbose: true, ..ctx(Protocol::Tcp, 1, false, true) };
     let r = report(
         start,
-        vec![iv(vec![
-            tx(5, (0.0, 1.0), "1.87G", "16.1G", 0, "2.00M"),
-            rx(7, (0.0, 1.0), "1.48G", "12.7G"),
-        ])],
+        vec![iv(vec![tx(5, (0.0, 1.0), "1.87G", "16.1G", 0, "2.00M"), rx(7, (0.0, 1.0), "1.48G", "12.7G")])],
         End {
             streams: vec![
-                tcp_end(
-                    5,
-                    true,
-                    side_retr(1.0, "1.87G", "16.1G", 0),
-                    side(1.0, "1.87G", "16.0G"),
-                ),
-                tcp_end(
-                    7,
-                    false,
-                    side_retr(1.0, "1.49G", "12.8G", 0),
-                    side(1.0, "1.48G", "12.7G"),
-                ),
+                tcp_end(5, true, side_retr(1.0, "1.87G", "16.1G", 0), side(1.0, "1.87G", "16.0G")),
+                tcp_end(7, false, side_retr(1.0, "1.49G", "12.8G", 0), side(1.0, "1.48G", "12.7G")),
             ],
             cpu_utilization_percent: cpu([50.5, 0.7, 49.8], [46.7, 0.4, 46.3]),
             sender_tcp_congestion: Some("bbr".into()),
@@ -223,14 +154,8 @@ fn tcp_bidir_verbose_cpu_and_congestion_between_blocks() {
             ..Default::default()
         },
     );
-    let extras = VerboseExtras {
-        control_mss: Some(32768),
-        udp_block_size_chosen: None,
-    };
-    assert_eq!(
-        verbose_client_text(&r, &c, &extras),
-        fixture("client_tcp_bidir_verbose.txt")
-    );
+    let extras = VerboseExtras { control_mss: Some(32768), udp_block_size_chosen: None };
+    assert_eq!(verbose_client_text(&r, &c, &extras), fixture("client_tcp_bidir_verbose.txt"));
 }
 
 #[test]
@@ -242,19 +167,11 @@ fn format_m_widens_the_rate_column() {
             iv(vec![tx(5, (1.0, 2.0), "2.16G", "18601M", 4, "3.25M")]),
         ],
         End {
-            streams: vec![tcp_end(
-                5,
-                true,
-                side_retr(2.0, "4.93G", "21185M", 5),
-                side(2.0, "4.93G", "21167M"),
-            )],
+            streams: vec![tcp_end(5, true, side_retr(2.0, "4.93G", "21185M", 5), side(2.0, "4.93G", "21167M"))],
             ..Default::default()
         },
     );
-    let c = TextContext {
-        format: 'm',
-        ..ctx(Protocol::Tcp, 1, false, false)
-    };
+    let c = TextContext { format: 'm', ..ctx(Protocol::Tcp, 1, false, false) };
     assert_eq!(client_text(&r, &c), fixture("client_tcp_format_m.txt"));
 }
 
@@ -266,12 +183,7 @@ fn title_report() -> TestReport {
             iv(vec![tx(5, (1.0, 2.0), "3.02G", "26.0G", 0, "2.87M")]),
         ],
         End {
-            streams: vec![tcp_end(
-                5,
-                true,
-                side_retr(2.0, "5.28G", "22.7G", 8),
-                side(2.0, "5.28G", "22.7G"),
-            )],
+            streams: vec![tcp_end(5, true, side_retr(2.0, "5.28G", "22.7G", 8), side(2.0, "5.28G", "22.7G"))],
             ..Default::default()
         },
     )
@@ -281,10 +193,7 @@ fn title_report() -> TestReport {
 fn title_prefixes_every_line() {
     let c = ctx(Protocol::Tcp, 1, false, false);
     let text = client_text(&title_report(), &c);
-    assert_eq!(
-        prefix_lines(&text, None, Some("title")),
-        fixture("client_tcp_title.txt")
-    );
+    assert_eq!(prefix_lines(&text, None, Some("title")), fixture("client_tcp_title.txt"));
 }
 
 #[test]
@@ -297,12 +206,7 @@ fn timestamps_prefix_every_line() {
             iv(vec![tx(5, (1.0, 2.0), "2.72G", "23.3G", 11, "1023K")]),
         ],
         End {
-            streams: vec![tcp_end(
-                5,
-                true,
-                side_retr(2.0, "4.94G", "21.2G", 22),
-                side(2.0, "4.94G", "21.2G"),
-            )],
+            streams: vec![tcp_end(5, true, side_retr(2.0, "4.94G", "21.2G", 22), side(2.0, "4.94G", "21.2G"))],
             ..Default::default()
         },
     );
@@ -311,16 +215,8 @@ fn timestamps_prefix_every_line() {
     let t31 = Some("Sun Nov 29 18:00:31 2026 ");
     let pre = preamble::render_client_preamble(&r.start, &c, &VerboseExtras::default());
     let mut text = pre.prefixed(t29, None);
-    text.push_str(&prefix_lines(
-        &render_interval(&r.intervals[0], &c, true),
-        t30,
-        None,
-    ));
-    text.push_str(&prefix_lines(
-        &render_interval(&r.intervals[1], &c, false),
-        t31,
-        None,
-    ));
+    text.push_str(&prefix_lines(&render_interval(&r.intervals[0], &c, true), t30, None));
+    text.push_str(&prefix_lines(&render_interval(&r.intervals[1], &c, false), t31, None));
     text.push_str(&render_summary_calls(&r, &c).prefixed(t31, None));
     text.push_str(&prefix_lines(preamble::done(), t31, None));
     assert_eq!(text, fixture("client_tcp_timestamps.txt"));
@@ -331,24 +227,12 @@ fn omit_flag_and_header_once() {
     let r = report(
         client_start(&[(5, 37862)]),
         vec![
-            iv(vec![omitted(tx(
-                5,
-                (0.0, 1.0),
-                "3.17G",
-                "27.2G",
-                0,
-                "895K",
-            ))]),
+            iv(vec![omitted(tx(5, (0.0, 1.0), "3.17G", "27.2G", 0, "895K"))]),
             iv(vec![tx(5, (0.0, 1.0), "3.24G", "27.8G", 0, "895K")]),
             iv(vec![tx(5, (1.0, 2.0), "3.14G", "27.0G", 0, "895K")]),
         ],
         End {
-            streams: vec![tcp_end(
-                5,
-                true,
-                side_retr(2.0, "6.39G", "27.4G", 0),
-                side(2.0, "6.39G", "27.4G"),
-            )],
+            streams: vec![tcp_end(5, true, side_retr(2.0, "6.39G", "27.4G", 0), side(2.0, "6.39G", "27.4G"))],
             ..Default::default()
         },
     );
@@ -369,34 +253,18 @@ fn omit_with_two_streams_flags_the_sum_too() {
                 sum_omitted(sum_tx((0.0, 1.0), "3.23G", "27.8G", 16)),
             ),
             iv_sum(
-                vec![
-                    tx(5, (0.0, 1.0), "1.86G", "16.0G", 2, "895K"),
-                    tx(7, (0.0, 1.0), "1.86G", "16.0G", 0, "895K"),
-                ],
+                vec![tx(5, (0.0, 1.0), "1.86G", "16.0G", 2, "895K"), tx(7, (0.0, 1.0), "1.86G", "16.0G", 0, "895K")],
                 sum_tx((0.0, 1.0), "3.73G", "32.0G", 2),
             ),
             iv_sum(
-                vec![
-                    tx(5, (1.0, 2.0), "1.37G", "11.8G", 4, "1.37M"),
-                    tx(7, (1.0, 2.0), "1.37G", "11.8G", 0, "1.50M"),
-                ],
+                vec![tx(5, (1.0, 2.0), "1.37G", "11.8G", 4, "1.37M"), tx(7, (1.0, 2.0), "1.37G", "11.8G", 0, "1.50M")],
                 sum_tx((1.0, 2.0), "2.75G", "23.6G", 4),
             ),
         ],
         End {
             streams: vec![
-                tcp_end(
-                    5,
-                    true,
-                    side_retr(2.0, "3.24G", "13.9G", 6),
-                    side(2.0, "3.24G", "13.9G"),
-                ),
-                tcp_end(
-                    7,
-                    true,
-                    side_retr(2.0, "3.24G", "13.9G", 0),
-                    side(2.0, "3.24G", "13.9G"),
-                ),
+                tcp_end(5, true, side_retr(2.0, "3.24G", "13.9G", 6), side(2.0, "3.24G", "13.9G")),
+                tcp_end(7, true, side_retr(2.0, "3.24G", "13.9G", 0), side(2.0, "3.24G", "13.9G")),
             ],
             sum_sent: sum_side(side_retr(2.0, "6.47G", "27.8G", 6), true),
             sum_received: sum_side(side(2.0, "6.48G", "27.8G"), true),
@@ -413,12 +281,7 @@ fn bytes_limited_test() {
         client_start(&[(5, 35818)]),
         vec![iv(vec![tx(5, (0.0, 0.01), "20.0M", "22.4G", 0, "767K")])],
         End {
-            streams: vec![tcp_end(
-                5,
-                true,
-                side_retr(0.01, "20.0M", "22.4G", 0),
-                side(0.01, "17.8M", "17.4G"),
-            )],
+            streams: vec![tcp_end(5, true, side_retr(0.01, "20.0M", "22.4G", 0), side(0.01, "17.8M", "17.4G"))],
             ..Default::default()
         },
     );
@@ -444,12 +307,7 @@ fn server_output_block() {
             iv(vec![tx(5, (1.0, 2.0), "3.05G", "26.2G", 0, "1023K")]),
         ],
         End {
-            streams: vec![tcp_end(
-                5,
-                true,
-                side_retr(2.0, "6.08G", "26.1G", 0),
-                side(2.0, "6.07G", "26.1G"),
-            )],
+            streams: vec![tcp_end(5, true, side_retr(2.0, "6.08G", "26.1G", 0), side(2.0, "6.07G", "26.1G"))],
             ..Default::default()
         },
     );
@@ -465,10 +323,7 @@ fn server_output_block() {
 fn udp_small_units() {
     let r = report(
         client_start(&[(5, 58078)]),
-        vec![
-            iv(vec![utx(5, (0.0, 1.0), "12.7K", "104K", 13)]),
-            iv(vec![utx(5, (1.0, 2.0), "11.7K", "96.0K", 12)]),
-        ],
+        vec![iv(vec![utx(5, (0.0, 1.0), "12.7K", "104K", 13)]), iv(vec![utx(5, (1.0, 2.0), "11.7K", "96.0K", 12)])],
         End {
             streams: vec![udp_end(
                 5,
@@ -493,12 +348,7 @@ fn two_digit_seconds() {
             iv(vec![tx(5, (10.0, 11.0), "4.33G", "37.2G", 11, "1023K")]),
         ],
         End {
-            streams: vec![tcp_end(
-                5,
-                true,
-                side_retr(11.0, "44.9G", "35.0G", 139),
-                side(11.0, "44.9G", "35.0G"),
-            )],
+            streams: vec![tcp_end(5, true, side_retr(11.0, "44.9G", "35.0G", 139), side(11.0, "44.9G", "35.0G"))],
             ..Default::default()
         },
     );

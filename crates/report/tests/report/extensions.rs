@@ -8,27 +8,12 @@ use wireperf_protocol::{Protocol, TestParams};
 use wireperf_report::{Role, TextContext, render_summary};
 
 fn ctx(role: Role, protocol: Protocol, parallel: u32, bidir: bool) -> TextContext {
-    let params = TestParams {
-        protocol,
-        parallel,
-        bidirectional: bidir,
-        ..TestParams::default()
-    };
-    TextContext {
-        local_has_retransmits: true,
-        remote_sender_has_retransmits: true,
-        ..TextContext::new(role, &params)
-    }
+    let params = TestParams { protocol, parallel, bidirectional: bidir, ..TestParams::default() };
+    TextContext { local_has_retransmits: true, remote_sender_has_retransmits: true, ..TextContext::new(role, &params) }
 }
 
 fn summary(end: End, ctx: &TextContext) -> String {
-    render_summary(
-        &TestReport {
-            end,
-            ..Default::default()
-        },
-        ctx,
-    )
+    render_summary(&TestReport { end, ..Default::default() }, ctx)
 }
 
 #[test]
@@ -37,10 +22,7 @@ fn udp_receiver_with_out_of_order_and_socket_drops() {
     sender.out_of_order = Some(4);
     let mut receiver = uside(2.0, "22.9M", "96.1M", 0.939, 42, 763);
     receiver.receiver_socket_drops = Some(30);
-    let end = End {
-        streams: vec![udp_end(5, false, sender, receiver)],
-        ..Default::default()
-    };
+    let end = End { streams: vec![udp_end(5, false, sender, receiver)], ..Default::default() };
     let mut c = ctx(Role::Client, Protocol::Udp, 1, false);
     c.reverse = true;
     assert_eq!(
@@ -57,12 +39,7 @@ fn udp_receiver_with_out_of_order_and_socket_drops() {
 #[test]
 fn no_loss_split_line_without_the_data() {
     let end = End {
-        streams: vec![udp_end(
-            5,
-            true,
-            uside(2.0, "1M", "4M", 0.0, 3, 100),
-            uside(2.0, "1M", "4M", 0.1, 3, 100),
-        )],
+        streams: vec![udp_end(5, true, uside(2.0, "1M", "4M", 0.0, 3, 100), uside(2.0, "1M", "4M", 0.1, 3, 100))],
         ..Default::default()
     };
     let text = summary(end, &ctx(Role::Client, Protocol::Udp, 1, false));
@@ -82,10 +59,7 @@ fn verbose_tcp_server_marks_the_missing_half() {
         receiver_tcp_congestion: Some("cubic".into()),
         ..Default::default()
     };
-    let c = TextContext {
-        verbose: true,
-        ..ctx(Role::Server, Protocol::Tcp, 2, false)
-    };
+    let c = TextContext { verbose: true, ..ctx(Role::Server, Protocol::Tcp, 2, false) };
     assert_eq!(
         summary(end, &c),
         "- - - - - - - - - - - - - - - - - - - - - - - - -\n\
@@ -105,26 +79,12 @@ rcv_tcp_congestion cubic\n"
 fn bidir_server_output_follows_the_first_block() {
     let end = End {
         streams: vec![
-            tcp_end(
-                5,
-                true,
-                side_retr(1.0, "1G", "8G", 0),
-                side(1.0, "1G", "8G"),
-            ),
-            tcp_end(
-                7,
-                false,
-                side_retr(1.0, "1G", "8G", 0),
-                side(1.0, "1G", "8G"),
-            ),
+            tcp_end(5, true, side_retr(1.0, "1G", "8G", 0), side(1.0, "1G", "8G")),
+            tcp_end(7, false, side_retr(1.0, "1G", "8G", 0), side(1.0, "1G", "8G")),
         ],
         ..Default::default()
     };
-    let report = TestReport {
-        end,
-        server_output_text: Some("server says hi\n".into()),
-        ..Default::default()
-    };
+    let report = TestReport { end, server_output_text: Some("server says hi\n".into()), ..Default::default() };
     let text = render_summary(&report, &ctx(Role::Client, Protocol::Tcp, 1, true));
     let tx = text.find("[TX-C]").expect("tx block");
     let so = text.find("Server output:").expect("server output");

@@ -12,9 +12,8 @@ fn without_repeated_buffer_keys(text: &str) -> String {
     text.lines()
         .filter(|l| {
             let key = l.trim_start();
-            let repeated_kind = ["\"sock_bufsize\"", "\"sndbuf_actual\"", "\"rcvbuf_actual\""]
-                .iter()
-                .any(|k| key.starts_with(k));
+            let repeated_kind =
+                ["\"sock_bufsize\"", "\"sndbuf_actual\"", "\"rcvbuf_actual\""].iter().any(|k| key.starts_with(k));
             !repeated_kind || seen.insert(key.to_string())
         })
         .map(|l| format!("{l}\n"))

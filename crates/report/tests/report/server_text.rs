@@ -3,21 +3,13 @@
 
 use crate::build::*;
 use crate::fixture;
-use wireperf_protocol::schema::{
-    End, Interval, IntervalStream, IntervalSum, Start, TestReport, TestStart, Timestamp,
-};
+use wireperf_protocol::schema::{End, Interval, IntervalStream, IntervalSum, Start, TestReport, TestStart, Timestamp};
 use wireperf_protocol::{Protocol, TestParams};
 use wireperf_report::text::preamble::{self, BANNER_RULE};
 use wireperf_report::{Role, TextContext, render_intervals, render_summary};
 
 fn ctx(protocol: Protocol, parallel: u32, reverse: bool, bidir: bool) -> TextContext {
-    let params = TestParams {
-        protocol,
-        parallel,
-        reverse,
-        bidirectional: bidir,
-        ..TestParams::default()
-    };
+    let params = TestParams { protocol, parallel, reverse, bidirectional: bidir, ..TestParams::default() };
     TextContext {
         local_has_retransmits: true,
         // Set to show the server ignores it (it prints before the results exchange).
@@ -27,45 +19,20 @@ fn ctx(protocol: Protocol, parallel: u32, reverse: bool, bidir: bool) -> TextCon
 }
 
 fn iv(streams: Vec<IntervalStream>) -> Interval {
-    Interval {
-        streams,
-        ..Default::default()
-    }
+    Interval { streams, ..Default::default() }
 }
 
 fn iv_sum(streams: Vec<IntervalStream>, sum: IntervalSum) -> Interval {
-    Interval {
-        streams,
-        sum,
-        sum_bidir_reverse: None,
-    }
+    Interval { streams, sum, sum_bidir_reverse: None }
 }
 
 /// One server test: banner, accepted, connected, intervals, summary.
-fn server_test(
-    start: Start,
-    intervals: Vec<Interval>,
-    end: End,
-    ctx: &TextContext,
-    n: u32,
-) -> String {
+fn server_test(start: Start, intervals: Vec<Interval>, end: End, ctx: &TextContext, n: u32) -> String {
     server_test_on(5391, start, intervals, end, ctx, n)
 }
 
-fn server_test_on(
-    port: u16,
-    start: Start,
-    intervals: Vec<Interval>,
-    end: End,
-    ctx: &TextContext,
-    n: u32,
-) -> String {
-    let report = TestReport {
-        start,
-        intervals,
-        end,
-        ..Default::default()
-    };
+fn server_test_on(port: u16, start: Start, intervals: Vec<Interval>, end: End, ctx: &TextContext, n: u32) -> String {
+    let report = TestReport { start, intervals, end, ..Default::default() };
     let mut s = preamble::render_server_preamble(&report.start, ctx, port, n).to_string();
     s.push_str(&render_intervals(&report.intervals, ctx));
     s.push_str(&render_summary(&report, ctx));
@@ -74,21 +41,11 @@ fn server_test_on(
 
 fn tcp_rx_end(id: i32, receiver: (f64, &str, &str)) -> wireperf_protocol::schema::EndStream {
     // What the server knows of the sender half before the exchange is not printed.
-    tcp_end(
-        id,
-        false,
-        side(0.0, "0", "0"),
-        side(receiver.0, receiver.1, receiver.2),
-    )
+    tcp_end(id, false, side(0.0, "0", "0"), side(receiver.0, receiver.1, receiver.2))
 }
 
 fn tcp_tx_end(id: i32, sender: (f64, &str, &str, u64)) -> wireperf_protocol::schema::EndStream {
-    tcp_end(
-        id,
-        true,
-        side_retr(sender.0, sender.1, sender.2, sender.3),
-        side(0.0, "0", "0"),
-    )
+    tcp_end(id, true, side_retr(sender.0, sender.1, sender.2, sender.3), side(0.0, "0", "0"))
 }
 
 #[test]
@@ -103,10 +60,7 @@ fn eight_tests_in_sequence() {
             iv(vec![rx(5, (1.0, 2.0), "2.22G", "19.0G")]),
             iv(vec![rx(5, (2.0, 2.004), "1.00M", "18.0G")]),
         ],
-        End {
-            streams: vec![tcp_rx_end(5, (2.0, "4.46G", "19.1G"))],
-            ..Default::default()
-        },
+        End { streams: vec![tcp_rx_end(5, (2.0, "4.46G", "19.1G"))], ..Default::default() },
         &tcp,
         1,
     );
@@ -118,10 +72,7 @@ fn eight_tests_in_sequence() {
             iv(vec![rx(5, (1.0, 2.0), "2.40G", "20.7G")]),
             iv(vec![rx(5, (2.0, 2.01), "11.1M", "10.5G")]),
         ],
-        End {
-            streams: vec![tcp_rx_end(5, (2.01, "4.50G", "19.2G"))],
-            ..Default::default()
-        },
+        End { streams: vec![tcp_rx_end(5, (2.01, "4.50G", "19.2G"))], ..Default::default() },
         &tcp,
         2,
     );
@@ -133,10 +84,7 @@ fn eight_tests_in_sequence() {
             iv(vec![tx(5, (1.0, 2.0), "1.55G", "13.3G", 8, "1.25M")]),
             iv(vec![tx(5, (2.0, 2.05), "1.25M", "202M", 0, "2.25M")]),
         ],
-        End {
-            streams: vec![tcp_tx_end(5, (2.05, "3.45G", "14.4G", 19))],
-            ..Default::default()
-        },
+        End { streams: vec![tcp_tx_end(5, (2.05, "3.45G", "14.4G", 19))], ..Default::default() },
         &ctx(Protocol::Tcp, 1, true, false),
         3,
     );
@@ -144,24 +92,12 @@ fn eight_tests_in_sequence() {
     out += &server_test(
         server_start(51140, &[(5, 51152), (8, 51164)]),
         vec![
-            iv(vec![
-                rx(5, (0.0, 1.0), "868M", "7.28G"),
-                tx(8, (0.0, 1.0), "634M", "5.32G", 36, "767K"),
-            ]),
-            iv(vec![
-                rx(5, (1.0, 2.0), "1.07G", "9.21G"),
-                tx(8, (1.0, 2.0), "972M", "8.16G", 1, "1.87M"),
-            ]),
-            iv(vec![
-                rx(5, (2.0, 2.003), "5.44M", "14.2G"),
-                tx(8, (2.0, 2.003), "0", "0", 0, "1.87M"),
-            ]),
+            iv(vec![rx(5, (0.0, 1.0), "868M", "7.28G"), tx(8, (0.0, 1.0), "634M", "5.32G", 36, "767K")]),
+            iv(vec![rx(5, (1.0, 2.0), "1.07G", "9.21G"), tx(8, (1.0, 2.0), "972M", "8.16G", 1, "1.87M")]),
+            iv(vec![rx(5, (2.0, 2.003), "5.44M", "14.2G"), tx(8, (2.0, 2.003), "0", "0", 0, "1.87M")]),
         ],
         End {
-            streams: vec![
-                tcp_rx_end(5, (2.0, "1.92G", "8.25G")),
-                tcp_tx_end(8, (2.0, "1.57G", "6.73G", 37)),
-            ],
+            streams: vec![tcp_rx_end(5, (2.0, "1.92G", "8.25G")), tcp_tx_end(8, (2.0, "1.57G", "6.73G", 37))],
             ..Default::default()
         },
         &ctx(Protocol::Tcp, 1, false, true),
@@ -172,25 +108,16 @@ fn eight_tests_in_sequence() {
         server_start(51172, &[(5, 51186), (8, 51188)]),
         vec![
             iv_sum(
-                vec![
-                    rx(5, (0.0, 1.0), "1.15G", "9.81G"),
-                    rx(8, (0.0, 1.0), "1.11G", "9.54G"),
-                ],
+                vec![rx(5, (0.0, 1.0), "1.15G", "9.81G"), rx(8, (0.0, 1.0), "1.11G", "9.54G")],
                 sum_rx((0.0, 1.0), "2.26G", "19.4G"),
             ),
             iv_sum(
-                vec![
-                    rx(5, (1.0, 2.0), "1.04G", "8.92G"),
-                    rx(8, (1.0, 2.0), "1.01G", "8.72G"),
-                ],
+                vec![rx(5, (1.0, 2.0), "1.04G", "8.92G"), rx(8, (1.0, 2.0), "1.01G", "8.72G")],
                 sum_rx((1.0, 2.0), "2.05G", "17.6G"),
             ),
         ],
         End {
-            streams: vec![
-                tcp_rx_end(5, (2.0, "2.18G", "9.37G")),
-                tcp_rx_end(8, (2.0, "2.13G", "9.13G")),
-            ],
+            streams: vec![tcp_rx_end(5, (2.0, "2.18G", "9.37G")), tcp_rx_end(8, (2.0, "2.13G", "9.13G"))],
             sum_sent: sum_side(side(2.0, "0", "0"), false),
             sum_received: sum_side(side(2.0, "4.31G", "18.5G"), false),
             ..Default::default()
@@ -220,10 +147,7 @@ fn eight_tests_in_sequence() {
     // 7: -u -R, the server sends.
     out += &server_test(
         server_start(37310, &[(5, 33608)]),
-        vec![
-            iv(vec![utx(5, (0.0, 1.0), "11.9M", "100M", 382)]),
-            iv(vec![utx(5, (1.0, 2.0), "11.9M", "99.9M", 381)]),
-        ],
+        vec![iv(vec![utx(5, (0.0, 1.0), "11.9M", "100M", 382)]), iv(vec![utx(5, (1.0, 2.0), "11.9M", "99.9M", 381)])],
         End {
             streams: vec![udp_end(
                 5,
@@ -244,10 +168,7 @@ fn eight_tests_in_sequence() {
             iv(vec![rx(5, (1.0, 2.0), "2.29G", "19.7G")]),
             iv(vec![rx(5, (2.0, 2.001), "4.12M", "11.4G")]),
         ],
-        End {
-            streams: vec![tcp_rx_end(5, (2.0, "4.59G", "19.7G"))],
-            ..Default::default()
-        },
+        End { streams: vec![tcp_rx_end(5, (2.0, "4.59G", "19.7G"))], ..Default::default() },
         &tcp,
         8,
     );
@@ -265,10 +186,7 @@ fn omit_on_the_server() {
             iv(vec![rx(5, (1.0, 2.0), "3.14G", "27.0G")]),
             iv(vec![rx(5, (2.0, 2.002), "1.00M", "22.8G")]),
         ],
-        End {
-            streams: vec![tcp_rx_end(5, (2.0, "6.39G", "27.4G"))],
-            ..Default::default()
-        },
+        End { streams: vec![tcp_rx_end(5, (2.0, "6.39G", "27.4G"))], ..Default::default() },
         &ctx(Protocol::Tcp, 1, false, false),
         12,
     ) + BANNER_RULE;
@@ -367,25 +285,16 @@ fn udp_parallel_2_then_bidir_parallel_2() {
         24,
     );
     out += BANNER_RULE;
-    assert_eq!(
-        out,
-        format!("{BANNER_RULE}{}", fixture("server_udp_p2_and_bidir_p2.txt"))
-    );
+    assert_eq!(out, format!("{BANNER_RULE}{}", fixture("server_udp_p2_and_bidir_p2.txt")));
 }
 
 #[test]
 fn verbose_udp_server_says_sender_statistics_not_available() {
-    let c = TextContext {
-        verbose: true,
-        ..ctx(Protocol::Udp, 1, false, false)
-    };
+    let c = TextContext { verbose: true, ..ctx(Protocol::Udp, 1, false, false) };
     let start = Start {
         version: "iperf 3.12".into(),
         system_info: "Linux vm 6.18.44-fc-v509 #1 SMP PREEMPT_DYNAMIC @0 x86_64".into(),
-        timestamp: Some(Timestamp {
-            time: "Sun, 29 Nov 2026 18:04:36 GMT".into(),
-            timesecs: 0,
-        }),
+        timestamp: Some(Timestamp { time: "Sun, 29 Nov 2026 18:04:36 GMT".into(), timesecs: 0 }),
         cookie: Some("fr6thsyjjokmuhbf2vbw7jia7nwib34iqxgy".into()),
         target_bitrate: Some(10_000_000),
         test_start: Some(TestStart {

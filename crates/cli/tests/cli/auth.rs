@@ -1,0 +1,165 @@
+//! iperf3 authentication both ways with Debian's iperf3 3.12 (PKCS#1 v1.5 tokens), and every
+//! refusal: wrong password, unknown user, stale timestamp, replayed token.
+
+use crate::abuse::{Raw, params};
+use crate::harness::*;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{SystemTime, UNIX_EPOCH};
+use wireperf_protocol::auth::{Padding, make_token, password_hash, public_key_from_pem};
+
+struct Setup {
+    _dir: tempfile::TempDir,
+    private: PathBuf,
+    public: PathBuf,
+    users: PathBuf,
+}
+
+fn openssl(args: &[&str]) {
+    let out = Command::new("openssl")
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("the openssl CLI is needed for the auth tests (Debian package openssl)");
+    assert!(out.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// A key pair made with the exact commands of docs/server.md, and a users file for mario/rossi.
+fn setup() -> Setup {
+    let dir = tempfile::tempdir().unwrap();
+    let private = dir.path().join("private.pem");
+    let public = dir.path().join("public.pem");
+    let users = dir.path().join("users.csv");
+    openssl(&["genrsa", "-out", private.to_str().unwrap(), "2048"]);
+    openssl(&["rsa", "-in", private.to_str().unwrap(), "-outform", "PEM", "-pubout", "-out", public.to_str().unwrap()]);
+    std::fs::write(&users, format!("# user,sha256(\"{{user}}password\")\nmario,{}\n", password_hash("mario", "rossi")))
+        .unwrap();
+    Setup { _dir: dir, private, public, users }
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn client(bin: &Path, port: u16, user: &str, pw: &str, key: &Path, extra: &[&str]) -> Output {
+    let mut child = Command::new(bin)
+        .env("IPERF3_PASSWORD", pw)
+        .env("WIREPERF_DB", TEST_DB)
+        .args(["-c", "127.0.0.1", "-p", &port.to_string(), "-t", "1", "--username", user])
+        .args(["--rsa-public-key-path", s(key)])
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("client");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while child.try_wait().ok().flatten().is_none() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    child.wait_with_output().unwrap()
+}
+
+fn server_args(k: &Setup) -> Vec<String> {
+    vec!["--rsa-private-key-path".into(), s(&k.private).into(), "--authorized-users-path".into(), s(&k.users).into()]
+}
+
+fn now() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs() as i64
+}
+
+#[test]
+fn stock_3_12_client_authenticates_to_wireperf_and_refusals_are_clear() {
+    let k = setup();
+    let args = server_args(&k);
+    let server = start_server(&wireperf(), &args.iter().map(String::as_str).collect::<Vec<_>>());
+    // Debian's 3.12 client makes PKCS#1 v1.5 tokens.
+    let ok = client(&iperf3(), server.port, "mario", "rossi", &k.public, &[]);
+    assert_ok(&ok);
+    // wireperf's own client: OAEP by default, PKCS#1 v1.5 on request.
+    assert_ok(&client(&wireperf(), server.port, "mario", "rossi", &k.public, &[]));
+    assert_ok(&client(&wireperf(), server.port, "mario", "rossi", &k.public, &["--use-pkcs1-padding"]));
+    // Wrong password and unknown user: the stock client prints iperf3's message.
+    for (user, pw) in [("mario", "wrong"), ("luigi", "rossi")] {
+        let out = client(&iperf3(), server.port, user, pw, &k.public, &[]);
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("test authorization failed"), "{user}: {err}");
+    }
+    // No token at all.
+    let out = run_client(&iperf3(), &["-c", "127.0.0.1", "-p", &server.port.to_string(), "-t", "1"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("test authorization failed"));
+
+    let public = public_key_from_pem(&std::fs::read_to_string(&k.public).unwrap()).unwrap();
+    // A stale timestamp (one hour old).
+    let stale = make_token(&public, "mario", "rossi", now() - 3600, Padding::Pkcs1v15).unwrap();
+    let mut r = Raw::connect(server.port, 1);
+    r.greet();
+    let mut p = params(1, 1);
+    p["authtoken"] = stale.into();
+    r.send_json(&p);
+    assert_eq!(r.server_error(), 142, "IEAUTHTEST");
+    // A replayed token: accepted once (CREATE_STREAMS), refused the second time.
+    let token = make_token(&public, "mario", "rossi", now(), Padding::Oaep).unwrap();
+    let mut p = params(1, 1);
+    p["authtoken"] = token.into();
+    let mut r = Raw::connect(server.port, 2);
+    r.greet();
+    r.send_json(&p);
+    assert_eq!(r.byte(), 10, "the first use is accepted");
+    drop(r);
+    let mut r = Raw::connect(server.port, 3);
+    r.greet();
+    r.send_json(&p);
+    assert_eq!(r.server_error(), 142, "the replay is refused");
+    // And the server still serves an honest client.
+    assert_ok(&client(&iperf3(), server.port, "mario", "rossi", &k.public, &[]));
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let log = server.stderr_text();
+    for why in [
+        "wrong password for user 'mario'",
+        "unknown user 'luigi'",
+        "no authentication token",
+        "outside the allowed skew",
+        "replayed token for user 'mario'",
+    ] {
+        assert!(log.contains(why), "no log line with '{why}':\n{log}");
+    }
+    let refusals = log.lines().filter(|l| l.starts_with("wireperf: failed") && l.contains("i_errno=142")).count();
+    assert_eq!(refusals, 5, "{log}");
+}
+
+#[test]
+fn wireperf_client_authenticates_to_stock_3_12_server() {
+    let k = setup();
+    let args = server_args(&k);
+    let server = start_server(&iperf3(), &args.iter().map(String::as_str).collect::<Vec<_>>());
+    // 3.12 servers decrypt PKCS#1 v1.5 only.
+    let out = client(&wireperf(), server.port, "mario", "rossi", &k.public, &["--use-pkcs1-padding", "-J"]);
+    assert_ok(&out);
+    assert!(u(&json_of(&out), "/end/sum_received/bytes") > 0);
+    let bad = client(&wireperf(), server.port, "mario", "nope", &k.public, &["--use-pkcs1-padding"]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("test authorization failed"), "{bad:?}");
+    // A 3.12 server that refused a client still serves the next one.
+    let again = client(&wireperf(), server.port, "mario", "rossi", &k.public, &["--use-pkcs1-padding"]);
+    assert_ok(&again);
+}
+
+#[test]
+fn client_without_password_and_without_terminal_gets_a_clear_error() {
+    let k = setup();
+    let out = Command::new(wireperf())
+        .env_remove("IPERF3_PASSWORD")
+        .args(["-c", "127.0.0.1", "-p", "9", "--username", "mario", "--rsa-public-key-path", s(&k.public)])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("set IPERF3_PASSWORD"), "{out:?}");
+    // A user name without a key (or the reverse) is a parameter error, as in iperf3.
+    let out = Command::new(wireperf()).args(["-c", "h", "--username", "u"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("path to a valid RSA public key"), "{out:?}");
+}

@@ -1,0 +1,344 @@
+//! The network-namespace test lab: two namespaces joined by a veth pair, with an optional link
+//! rate (`tc qdisc … tbf`), MTU, and a random drop of UDP datagrams (`nft`, with a counter).
+//!
+//! ```text
+//!   namespace A (10.77.0.1/24) ── veth ── namespace B (10.77.0.2/24)
+//!        tbf on A's egress (LabConfig::rate)       nft drop rule in either side's input
+//! ```
+//!
+//! Usage (see docs/lab.md):
+//! ```ignore
+//! let lab = Lab::new(LabConfig { rate: Some("150mbit"), ..Default::default() });
+//! let server = lab.start_server(Side::B, &["-1", "-J"]);          // wireperf -s in B
+//! lab.drop_udp(Side::B, 5201, 1);                                   // 1 % of datagrams to B:5201
+//! let out = lab.run(Side::A, &wireperf(), &["-c", lab.addr(Side::B), "-u", …]);
+//! let dropped = lab.nft_dropped(Side::B);
+//! ```
+//!
+//! Needs root (CAP_NET_ADMIN) and `ip`, `tc`, `nft`. Every lab has unique names (process id and
+//! a counter), so tests run in parallel; [`Drop`] deletes both namespaces (and with them the veth
+//! pair, qdisc and nft tables) even when the test panics, and [`Lab::new`] first deletes labs
+//! left behind by processes that no longer exist (a killed test run). Traffic stays inside the
+//! namespaces: the addresses exist nowhere else.
+//!
+//! The veth pair is created with `gso_max_segs 1`: the sender's stack then cuts UDP GSO
+//! batches into datagrams before the veth, so nft, tc and the receiver each see one packet per
+//! datagram (otherwise one GSO packet of 40 datagrams would be one nft "packet").
+
+#![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const PREFIX: &str = "wplab-";
+/// The port servers in the lab listen on (the namespaces are private, so it never collides).
+pub const LAB_PORT: u16 = 5201;
+
+/// One end of the lab.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// Namespace A, 10.77.0.1.
+    A,
+    /// Namespace B, 10.77.0.2.
+    B,
+}
+
+/// How to build a lab.
+#[derive(Clone, Debug, Default)]
+pub struct LabConfig {
+    /// tbf rate on A's egress (A→B), as `tc` spells it ("150mbit").
+    pub rate: Option<&'static str>,
+    /// MTU of both veth ends.
+    pub mtu: Option<u32>,
+}
+
+/// A pair of namespaces; deleted on drop.
+pub struct Lab {
+    ns: [String; 2],
+    dev: [String; 2],
+}
+
+static COUNTER: AtomicU32 = AtomicU32::new(0);
+
+fn sh(args: &[&str]) -> Output {
+    Command::new(args[0]).args(&args[1..]).output().unwrap_or_else(|e| panic!("cannot run {args:?}: {e}"))
+}
+
+fn must(args: &[&str]) -> Output {
+    let out = sh(args);
+    assert!(out.status.success(), "lab command failed: {}\n{}", args.join(" "), String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+/// Deletes labs whose creating process is gone (names are `wplab-<pid>-<n>-<a|b>`).
+fn clean_stale() {
+    let list = sh(&["ip", "netns", "list"]);
+    for line in String::from_utf8_lossy(&list.stdout).lines() {
+        let Some(name) = line.split_whitespace().next() else { continue };
+        let Some(rest) = name.strip_prefix(PREFIX) else { continue };
+        let pid = rest.split('-').next().and_then(|p| p.parse::<u32>().ok());
+        if pid.is_some_and(|p| !Path::new(&format!("/proc/{p}")).exists()) {
+            let _ = sh(&["ip", "netns", "del", name]);
+        }
+    }
+}
+
+impl Lab {
+    /// Creates the namespaces, the veth pair, addresses, and the optional rate limit and MTU.
+    pub fn new(cfg: LabConfig) -> Lab {
+        clean_stale();
+        let pid = std::process::id();
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let ns = [format!("{PREFIX}{pid}-{n}-a"), format!("{PREFIX}{pid}-{n}-b")];
+        // Interface names: at most 15 bytes.
+        let dev = [format!("wl{pid:x}x{n}a"), format!("wl{pid:x}x{n}b")];
+        let lab = Lab { ns, dev };
+        for ns in &lab.ns {
+            must(&["ip", "netns", "add", ns]);
+        }
+        must(&[
+            "ip",
+            "link",
+            "add",
+            &lab.dev[0],
+            "netns",
+            &lab.ns[0],
+            "gso_max_segs",
+            "1",
+            "type",
+            "veth",
+            "peer",
+            "name",
+            &lab.dev[1],
+            "netns",
+            &lab.ns[1],
+            "gso_max_segs",
+            "1",
+        ]);
+        for (i, side) in [Side::A, Side::B].into_iter().enumerate() {
+            let (ns, dev) = (&lab.ns[i], &lab.dev[i]);
+            must(&["ip", "-n", ns, "addr", "add", &format!("{}/24", lab.addr(side)), "dev", dev]);
+            if let Some(mtu) = cfg.mtu {
+                must(&["ip", "-n", ns, "link", "set", dev, "mtu", &mtu.to_string()]);
+            }
+            must(&["ip", "-n", ns, "link", "set", dev, "up"]);
+            must(&["ip", "-n", ns, "link", "set", "lo", "up"]);
+        }
+        if let Some(rate) = cfg.rate {
+            // burst: enough for a few ms at the rate; latency bounds the queue.
+            must(&[
+                "tc",
+                "-n",
+                &lab.ns[0],
+                "qdisc",
+                "add",
+                "dev",
+                &lab.dev[0],
+                "root",
+                "tbf",
+                "rate",
+                rate,
+                "burst",
+                "256kb",
+                "latency",
+                "100ms",
+            ]);
+        }
+        lab
+    }
+
+    fn idx(side: Side) -> usize {
+        match side {
+            Side::A => 0,
+            Side::B => 1,
+        }
+    }
+
+    /// The namespace name of a side.
+    pub fn ns(&self, side: Side) -> &str {
+        &self.ns[Self::idx(side)]
+    }
+
+    /// The veth device of a side.
+    pub fn dev(&self, side: Side) -> &str {
+        &self.dev[Self::idx(side)]
+    }
+
+    /// The side's address.
+    pub fn addr(&self, side: Side) -> &'static str {
+        match side {
+            Side::A => "10.77.0.1",
+            Side::B => "10.77.0.2",
+        }
+    }
+
+    /// A command that runs `program args` inside the side's namespace.
+    pub fn command(&self, side: Side, program: &Path, args: &[&str]) -> Command {
+        let mut c = Command::new("ip");
+        c.args(["netns", "exec", self.ns(side)]).arg(program).args(args);
+        c
+    }
+
+    /// Runs a command in the namespace and returns its output (no time limit: for short tools).
+    pub fn exec(&self, side: Side, args: &[&str]) -> Output {
+        let mut c = vec!["ip", "netns", "exec", self.ns(side)];
+        c.extend_from_slice(args);
+        must(&c)
+    }
+
+    /// Runs a client to completion inside the namespace, killed after 30 s.
+    pub fn run(&self, side: Side, program: &Path, args: &[&str]) -> Output {
+        let mut child = self
+            .command(side, program, args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn client in lab");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = child.try_wait() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = child.kill();
+        child.wait_with_output().expect("client output")
+    }
+
+    /// Starts `program -s -p LAB_PORT args` in the side's namespace and waits until it listens.
+    pub fn start_server(&self, side: Side, program: &Path, args: &[&str]) -> LabServer {
+        let port = LAB_PORT.to_string();
+        let mut a = vec!["-s", "-p", port.as_str()];
+        a.extend_from_slice(args);
+        let s = LabServer::spawn(self.command(side, program, &a));
+        let hex = format!(":{LAB_PORT:04X}");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            let tcp = self.exec(side, &["cat", "/proc/net/tcp", "/proc/net/tcp6"]);
+            let text = String::from_utf8_lossy(&tcp.stdout);
+            if text.lines().any(|l| {
+                let c: Vec<&str> = l.split_whitespace().collect();
+                c.len() > 3 && c[1].ends_with(&hex) && c[3] == "0A"
+            }) {
+                return s;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("server in {} never listened", self.ns(side));
+    }
+
+    /// Adds an nft rule in `side`'s input that drops `percent` % of the UDP datagrams from or
+    /// to `port` at random, with a counter. Only data datagrams (UDP length > 32) are matched,
+    /// so the 4-byte stream handshakes always get through.
+    pub fn drop_udp(&self, side: Side, port: u16, percent: u32) {
+        let p = port.to_string();
+        let pct = percent.to_string();
+        let rules = format!(
+            "table inet wplab {{\n chain input {{\n  type filter hook input priority 0; policy accept;\n  \
+             udp dport {p} udp length > 32 numgen random mod 100 < {pct} counter drop\n  \
+             udp sport {p} udp length > 32 numgen random mod 100 < {pct} counter drop\n }}\n}}\n"
+        );
+        let mut child = Command::new("ip")
+            .args(["netns", "exec", self.ns(side), "nft", "-f", "-"])
+            .stdin(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("nft");
+        use std::io::Write;
+        child.stdin.take().expect("stdin").write_all(rules.as_bytes()).expect("write nft rules");
+        let out = child.wait_with_output().expect("nft");
+        assert!(out.status.success(), "nft: {}", String::from_utf8_lossy(&out.stderr));
+    }
+
+    /// Datagrams the drop rules of `side` have dropped so far.
+    pub fn nft_dropped(&self, side: Side) -> u64 {
+        let out = self.exec(side, &["nft", "list", "table", "inet", "wplab"]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        text.lines()
+            .filter_map(|l| {
+                let w: Vec<&str> = l.split_whitespace().collect();
+                let i = w.iter().position(|&x| x == "packets")?;
+                w.get(i + 1)?.parse::<u64>().ok()
+            })
+            .sum()
+    }
+
+    /// One counter of the `Udp:` lines of the side's `/proc/net/snmp` (e.g. "RcvbufErrors").
+    pub fn snmp_udp(&self, side: Side, key: &str) -> u64 {
+        let out = self.exec(side, &["cat", "/proc/net/snmp"]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        let rows: Vec<Vec<&str>> =
+            text.lines().filter(|l| l.starts_with("Udp:")).map(|l| l.split_whitespace().collect()).collect();
+        let (Some(head), Some(vals)) = (rows.first(), rows.get(1)) else { panic!("no Udp: lines in {text}") };
+        let i = head.iter().position(|&k| k == key).unwrap_or_else(|| panic!("no {key} in {text}"));
+        vals[i].parse().unwrap_or(0)
+    }
+}
+
+impl Drop for Lab {
+    fn drop(&mut self) {
+        // Deleting a namespace removes its veth end (and so the pair), qdisc and nft tables.
+        for ns in &self.ns {
+            let _ = sh(&["ip", "netns", "del", ns]);
+        }
+    }
+}
+
+/// A server running in a lab namespace; killed when dropped. Its output is collected in the
+/// background so it never blocks on a full pipe.
+pub struct LabServer {
+    child: Child,
+    out: [Arc<Mutex<Vec<u8>>>; 2],
+}
+
+fn collect(r: Option<impl Read + Send + 'static>) -> Arc<Mutex<Vec<u8>>> {
+    let buf = Arc::new(Mutex::new(Vec::new()));
+    if let Some(mut r) = r {
+        let b = Arc::clone(&buf);
+        std::thread::spawn(move || {
+            let mut chunk = [0u8; 8192];
+            while let Ok(n) = r.read(&mut chunk) {
+                if n == 0 {
+                    break;
+                }
+                b.lock().unwrap().extend_from_slice(&chunk[..n]);
+            }
+        });
+    }
+    buf
+}
+
+impl LabServer {
+    fn spawn(mut cmd: Command) -> LabServer {
+        let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn server in lab");
+        let out = [collect(child.stdout.take()), collect(child.stderr.take())];
+        LabServer { child, out }
+    }
+
+    /// Waits for a `-1` server to exit (killing it after `limit`); returns stdout and stderr.
+    pub fn finish(mut self, limit: Duration) -> (String, String) {
+        let deadline = Instant::now() + limit;
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        std::thread::sleep(Duration::from_millis(50));
+        let text = |i: usize| String::from_utf8_lossy(&self.out[i].lock().unwrap()).into_owned();
+        (text(0), text(1))
+    }
+}
+
+impl Drop for LabServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,393 @@
+//! How a TCP stream puts its block on the wire (`-Z`) and takes bytes off it
+//! (`--skip-rx-copy`), with automatic fallback to plain `write()` when the kernel refuses.
+//!
+//! - [`SendMode::Sendfile`] (`-Z`, iperf3's meaning): the block sits in a `memfd`, and each send
+//!   is `sendfile(socket, memfd, offset, rest)`. The kernel references the page-cache pages
+//!   instead of copying the bytes from user memory.
+//! - [`SendMode::MsgZerocopy`] (`--zerocopy=z`, as iperf3's open PR #1720): `send(MSG_ZEROCOPY)`
+//!   on the block with `SO_ZEROCOPY` on, completions reaped from the error queue. The kernel
+//!   reports when it had to copy anyway (always, for loopback and veth delivery); once most of
+//!   the first completions say so, the stream stops asking and uses `write()`, as the kernel
+//!   documentation suggests, and reports why.
+//! - Receive with `MSG_TRUNC`: TCP discards the bytes in the kernel without copying them.
+//!
+//! Nothing here allocates or locks per send: the block, the memfd and the state are made once.
+//! What happened is published in [`IoReport`] for the `wireperf_io` JSON extras.
+
+use super::StreamSpec;
+use std::io::{self, Write};
+use std::net::TcpStream;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use wireperf_protocol::schema::StreamIo;
+use wireperf_sys::zerocopy::{self as zc, MemBlock};
+
+/// Test hook: when set (to anything), the first `sendfile` or `MSG_ZEROCOPY` send of every
+/// stream is treated as refused with `EINVAL`, so the fallback path can be exercised end to end
+/// on a kernel that would accept the call.
+pub const REFUSE_ENV: &str = "WIREPERF_TEST_REFUSE_ZEROCOPY";
+
+/// Completions to look at before judging whether `MSG_ZEROCOPY` pays off.
+const ZC_JUDGE_AFTER: u64 = 64;
+/// Reap the error queue every this many `MSG_ZEROCOPY` sends (and on `ENOBUFS`).
+const ZC_REAP_EVERY: u64 = 32;
+
+/// The sender's system call for bulk TCP data.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SendMode {
+    /// `write()` from a user buffer (iperf3's default).
+    #[default]
+    Write,
+    /// `sendfile()` from a memory file holding the block (`-Z`).
+    Sendfile,
+    /// `send(MSG_ZEROCOPY)` with completion reaping (`--zerocopy=z`).
+    MsgZerocopy,
+}
+
+impl SendMode {
+    fn code(self) -> u8 {
+        match self {
+            SendMode::Write => 1,
+            SendMode::Sendfile => 2,
+            SendMode::MsgZerocopy => 3,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            SendMode::Write => "write",
+            SendMode::Sendfile => "sendfile",
+            SendMode::MsgZerocopy => "msg_zerocopy",
+        }
+    }
+
+    fn from_code(c: u8) -> Option<SendMode> {
+        [SendMode::Write, SendMode::Sendfile, SendMode::MsgZerocopy].into_iter().find(|m| m.code() == c)
+    }
+}
+
+/// What a stream's I/O path did, written by the stream thread, read after it ended.
+#[derive(Debug, Default)]
+pub(crate) struct IoReport {
+    requested: AtomicU8,
+    used: AtomicU8,
+    /// Receive side: 1 = read, 2 = MSG_TRUNC.
+    recv: AtomicU8,
+    fallback: OnceLock<String>,
+    zc_completed: AtomicU64,
+    zc_copied: AtomicU64,
+}
+
+impl IoReport {
+    fn fall_back(&self, why: String) {
+        let _ = self.fallback.set(why);
+        self.used.store(SendMode::Write.code(), Ordering::Relaxed);
+    }
+
+    /// Marks a receiver (`skip` = MSG_TRUNC).
+    pub(crate) fn set_receive(&self, skip: bool) {
+        self.recv.store(if skip { 2 } else { 1 }, Ordering::Relaxed);
+    }
+
+    /// The JSON extras, once the stream ran (None before).
+    pub(crate) fn snapshot(&self) -> Option<StreamIo> {
+        match self.recv.load(Ordering::Relaxed) {
+            1 | 2 => {
+                let name = if self.recv.load(Ordering::Relaxed) == 2 { "msg_trunc" } else { "read" };
+                return Some(StreamIo {
+                    direction: "receive".into(),
+                    requested: name.into(),
+                    used: name.into(),
+                    ..Default::default()
+                });
+            }
+            _ => {}
+        }
+        let requested = SendMode::from_code(self.requested.load(Ordering::Relaxed))?;
+        let used = SendMode::from_code(self.used.load(Ordering::Relaxed)).unwrap_or(requested);
+        let zc = requested == SendMode::MsgZerocopy;
+        Some(StreamIo {
+            direction: "send".into(),
+            requested: requested.name().into(),
+            used: used.name().into(),
+            fallback: self.fallback.get().cloned(),
+            zerocopy_completed: zc.then(|| self.zc_completed.load(Ordering::Relaxed)),
+            zerocopy_copied: zc.then(|| self.zc_copied.load(Ordering::Relaxed)),
+        })
+    }
+}
+
+enum Path {
+    Write,
+    Sendfile(MemBlock),
+    Zc { sent: u64, completed: u64, copied: u64 },
+}
+
+/// Sends one fixed block over and over through the chosen path.
+pub(crate) struct BlockSender<'a> {
+    sock: &'a TcpStream,
+    buf: Vec<u8>,
+    path: Path,
+    report: &'a IoReport,
+    /// The test hook is armed and has not fired yet.
+    refuse_once: bool,
+}
+
+impl<'a> BlockSender<'a> {
+    /// Prepares the path `spec.send_mode` asks for; falls back to `write()` at once when the
+    /// memfd or `SO_ZEROCOPY` cannot be had.
+    pub(crate) fn new(sock: &'a TcpStream, spec: &StreamSpec, report: &'a IoReport) -> Self {
+        let buf = super::tcp::payload(spec.len.max(1), spec.repeating_payload);
+        let mode = spec.send_mode;
+        report.requested.store(mode.code(), Ordering::Relaxed);
+        report.used.store(mode.code(), Ordering::Relaxed);
+        let path = match mode {
+            SendMode::Write => Path::Write,
+            SendMode::Sendfile => match MemBlock::new(&buf) {
+                Ok(m) => Path::Sendfile(m),
+                Err(e) => {
+                    report.fall_back(format!("memfd_create failed ({e}); using write()"));
+                    Path::Write
+                }
+            },
+            SendMode::MsgZerocopy => match zc::set_zerocopy(sock, true) {
+                Ok(()) => Path::Zc { sent: 0, completed: 0, copied: 0 },
+                Err(e) => {
+                    report.fall_back(format!("SO_ZEROCOPY refused ({e}); using write()"));
+                    Path::Write
+                }
+            },
+        };
+        let refuse_once = mode != SendMode::Write && std::env::var_os(REFUSE_ENV).is_some();
+        Self { sock, buf, path, report, refuse_once }
+    }
+
+    /// Block length.
+    pub(crate) fn len(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Sends (part of) the block from byte `off`; returns how many bytes went out.
+    pub(crate) fn send(&mut self, off: usize) -> io::Result<usize> {
+        let rest = self.buf.get(off..).unwrap_or_default();
+        let refused = std::mem::take(&mut self.refuse_once);
+        match &mut self.path {
+            Path::Write => (&mut &*self.sock).write(rest),
+            Path::Sendfile(m) => {
+                let r = if refused {
+                    Err(io::Error::from_raw_os_error(libc::EINVAL))
+                } else {
+                    zc::sendfile(self.sock, &*m, off as u64, rest.len())
+                };
+                match r {
+                    Err(e) if zc::is_refusal(&e) => {
+                        let why = if refused {
+                            format!("sendfile refused ({e}, {REFUSE_ENV})")
+                        } else {
+                            format!("sendfile refused ({e})")
+                        };
+                        self.report.fall_back(format!("{why}; using write()"));
+                        self.path = Path::Write;
+                        (&mut &*self.sock).write(rest)
+                    }
+                    r => r,
+                }
+            }
+            Path::Zc { sent, .. } => {
+                let r = if refused {
+                    Err(io::Error::from_raw_os_error(libc::EINVAL))
+                } else {
+                    zc::send_zerocopy(self.sock, rest)
+                };
+                match r {
+                    Ok(n) => {
+                        if n > 0 {
+                            *sent += 1;
+                            if *sent % ZC_REAP_EVERY == 0 {
+                                self.reap_and_judge();
+                            }
+                        }
+                        Ok(n)
+                    }
+                    Err(e) if e.raw_os_error() == Some(libc::ENOBUFS) => {
+                        // Out of optmem for pinned pages: wait a little for completions.
+                        let _ = zc::wait_errqueue(self.sock, 10);
+                        self.reap_and_judge();
+                        Err(io::Error::from(io::ErrorKind::WouldBlock))
+                    }
+                    Err(e) if zc::is_refusal(&e) => {
+                        let why = if refused {
+                            format!("MSG_ZEROCOPY refused ({e}, {REFUSE_ENV})")
+                        } else {
+                            format!("MSG_ZEROCOPY refused ({e})")
+                        };
+                        self.report.fall_back(format!("{why}; using write()"));
+                        self.path = Path::Write;
+                        (&mut &*self.sock).write(rest)
+                    }
+                    Err(e) => Err(e),
+                }
+            }
+        }
+    }
+
+    /// Reaps `MSG_ZEROCOPY` completions; switches to `write()` when the kernel copied nearly
+    /// every send (nothing was gained, and the notifications cost extra work).
+    fn reap_and_judge(&mut self) {
+        let Path::Zc { sent, completed, copied } = &mut self.path else { return };
+        if let Ok(r) = zc::reap_zerocopy(self.sock) {
+            *completed += r.completed;
+            *copied += r.copied;
+        }
+        self.report.zc_completed.store(*completed, Ordering::Relaxed);
+        self.report.zc_copied.store(*copied, Ordering::Relaxed);
+        if *completed >= ZC_JUDGE_AFTER && *copied * 10 >= *completed * 9 {
+            let why = format!(
+                "MSG_ZEROCOPY: the kernel copied {} of the first {} sends (local delivery, or a NIC \
+                 without scatter-gather); using write()",
+                *copied, *completed
+            );
+            let outstanding = *sent - *completed;
+            self.report.fall_back(why);
+            // The pinned pages belong to `buf`, which lives as long as this sender; reap the
+            // rest in `finish`.
+            self.path = Path::Write;
+            self.drain_outstanding(outstanding);
+        }
+    }
+
+    fn drain_outstanding(&mut self, outstanding: u64) {
+        // Bounded wait: at most 20 × 10 ms.
+        let mut left = outstanding;
+        for _ in 0..20 {
+            if left == 0 {
+                break;
+            }
+            let _ = zc::wait_errqueue(self.sock, 10);
+            if let Ok(r) = zc::reap_zerocopy(self.sock) {
+                left = left.saturating_sub(r.completed);
+                self.report.zc_completed.fetch_add(r.completed, Ordering::Relaxed);
+                self.report.zc_copied.fetch_add(r.copied, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// End of stream: collect the last `MSG_ZEROCOPY` completions so the report is complete
+    /// and no page is still pinned when the block is freed.
+    pub(crate) fn finish(&mut self) {
+        if let Path::Zc { sent, completed, copied } = &mut self.path {
+            if let Ok(r) = zc::reap_zerocopy(self.sock) {
+                *completed += r.completed;
+                *copied += r.copied;
+            }
+            self.report.zc_completed.store(*completed, Ordering::Relaxed);
+            self.report.zc_copied.store(*copied, Ordering::Relaxed);
+            let left = *sent - (*completed).min(*sent);
+            self.drain_outstanding(left);
+        }
+    }
+}
+
+/// One receive call: `read()` into `buf`, or with `skip` a `recv(MSG_TRUNC)` that discards up
+/// to `buf.len()` bytes in the kernel.
+pub(crate) fn receive(sock: &TcpStream, buf: &mut [u8], skip: bool) -> io::Result<usize> {
+    if skip { zc::recv_discard(sock, buf) } else { io::Read::read(&mut &*sock, buf) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+    use std::net::TcpListener;
+
+    fn pair() -> (TcpStream, TcpStream) {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let c = TcpStream::connect(l.local_addr().unwrap()).unwrap();
+        let (s, _) = l.accept().unwrap();
+        (c, s)
+    }
+
+    fn spec(mode: SendMode) -> StreamSpec {
+        StreamSpec {
+            len: 128 * 1024,
+            repeating_payload: false,
+            rate: 0,
+            rcv_timeout: std::time::Duration::from_secs(5),
+            affinity: None,
+            udp: Default::default(),
+            send_mode: mode,
+            skip_rx_copy: false,
+            file: None,
+        }
+    }
+
+    fn run(mode: SendMode, blocks: usize) -> (u64, Option<StreamIo>) {
+        let (tx, mut rx) = pair();
+        let reader = std::thread::spawn(move || {
+            let mut n = 0u64;
+            let mut b = vec![0u8; 65536];
+            loop {
+                match rx.read(&mut b).unwrap() {
+                    0 => return n,
+                    k => n += k as u64,
+                }
+            }
+        });
+        let report = IoReport::default();
+        let mut s = BlockSender::new(&tx, &spec(mode), &report);
+        for _ in 0..blocks {
+            let mut off = 0;
+            while off < s.len() {
+                off += s.send(off).unwrap();
+            }
+        }
+        s.finish();
+        tx.shutdown(std::net::Shutdown::Write).unwrap();
+        (reader.join().unwrap(), report.snapshot())
+    }
+
+    #[test]
+    fn sendfile_path_moves_every_byte() {
+        let (n, io) = run(SendMode::Sendfile, 40);
+        assert_eq!(n, 40 * 128 * 1024);
+        let io = io.unwrap();
+        assert_eq!((io.requested.as_str(), io.used.as_str(), io.fallback), ("sendfile", "sendfile", None));
+    }
+
+    #[test]
+    fn msg_zerocopy_on_loopback_falls_back_after_copied_completions() {
+        // Loopback always copies: after enough completions the sender gives up on it.
+        let (n, io) = run(SendMode::MsgZerocopy, 400);
+        assert_eq!(n, 400 * 128 * 1024);
+        let io = io.unwrap();
+        assert_eq!(io.requested, "msg_zerocopy");
+        assert_eq!(io.used, "write", "{io:?}");
+        assert!(io.fallback.unwrap().contains("copied"));
+        let (done, copied) = (io.zerocopy_completed.unwrap(), io.zerocopy_copied.unwrap());
+        assert!(done >= ZC_JUDGE_AFTER && copied * 10 >= done * 9, "{done} {copied}");
+    }
+
+    #[test]
+    fn write_path_reports_write() {
+        let (n, io) = run(SendMode::Write, 3);
+        assert_eq!(n, 3 * 128 * 1024);
+        assert_eq!(io.unwrap().used, "write");
+    }
+
+    #[test]
+    fn receive_with_skip_counts_the_same_bytes() {
+        let (mut tx, rx) = pair();
+        let w = std::thread::spawn(move || tx.write_all(&vec![7u8; 1_000_000]).unwrap());
+        let mut buf = vec![0u8; 131_072];
+        let mut total = 0;
+        loop {
+            match receive(&rx, &mut buf, true).unwrap() {
+                0 => break,
+                n => total += n,
+            }
+        }
+        w.join().unwrap();
+        assert_eq!(total, 1_000_000);
+        assert!(buf.iter().all(|&b| b == 0), "MSG_TRUNC must not copy into the buffer");
+    }
+}

@@ -1,0 +1,187 @@
+//! One probe: wait for a slot, run one test on a blocking thread, never past the deadline.
+//!
+//! The engine is synchronous (one OS thread per stream), so the test runs under
+//! `spawn_blocking`. Every wait the engine does is bounded by the probe's budget (connect
+//! timeout, receive timeout), and at the deadline the probe answers `probe_success 0` at once
+//! and raises the engine's interrupt flag, which ends the test within a fraction of a second.
+//! The slots stay held by the blocking thread until it has really finished, so an overrun test
+//! never overlaps the next probe of the same target.
+
+use crate::budget::clamp_duration;
+use crate::failure::Failure;
+use crate::limits::Limiter;
+use crate::params::ProbeSpec;
+use crate::render::ProbeReport;
+use crate::results::ProbeResults;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+use tokio::time::Instant;
+use wireperf_engine::event::NullObserver;
+use wireperf_engine::{ClientConfig, run_client};
+use wireperf_protocol::params::DEFAULT_UDP_RATE;
+use wireperf_protocol::{Protocol, TestParams};
+
+/// iperf3's UDP datagram size when the path MTU is not known.
+const UDP_BLKSIZE: u32 = 1460;
+
+/// The engine configuration for `spec`, running `seconds`, with every wait bounded by `budget`.
+pub fn client_config(spec: &ProbeSpec, seconds: u32, budget: Duration) -> ClientConfig {
+    let mut p = TestParams {
+        time: seconds,
+        parallel: spec.parallel,
+        reverse: spec.reverse,
+        bidirectional: spec.bidir,
+        bandwidth: spec.bitrate,
+        burst: spec.burst,
+        ..Default::default()
+    };
+    if spec.udp {
+        p.protocol = Protocol::Udp;
+        p.len = UDP_BLKSIZE;
+        p.bandwidth = Some(spec.bitrate.unwrap_or(DEFAULT_UDP_RATE));
+    }
+    let mut cfg = ClientConfig::new(spec.host.clone(), p);
+    cfg.port = spec.port;
+    cfg.interval = None;
+    cfg.connect_timeout = Some(budget);
+    cfg.rcv_timeout = budget;
+    cfg
+}
+
+/// Raises the engine's interrupt flag when the probe ends for any reason: its deadline, or
+/// the scraper hanging up (axum then drops the handler's future). After a finished test the
+/// flag is harmless.
+struct StopOnDrop(Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Runs one probe and reports what happened; returns by `deadline` whatever the target does.
+pub async fn run(spec: &ProbeSpec, limiter: &Limiter, started: Instant, deadline: Instant) -> ProbeReport {
+    let mut rep = ProbeReport {
+        host: spec.host.clone(),
+        port: spec.port,
+        udp: spec.udp,
+        duration: Duration::ZERO,
+        test_seconds: 0,
+        outcome: Err(Failure::new("internal", "not run")),
+    };
+    let key = format!("{}:{}", spec.host, spec.port);
+    rep.outcome = match limiter.acquire(&key, deadline).await {
+        Err(busy) => Err(Failure::new("overloaded", busy.to_string())),
+        Ok(permits) => {
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            rep.test_seconds = clamp_duration(spec.duration, remaining);
+            let cfg = client_config(spec, rep.test_seconds, remaining);
+            let interrupt = StopOnDrop(Arc::new(AtomicBool::new(false)));
+            let flag = Arc::clone(&interrupt.0);
+            let reverse = spec.reverse;
+            let task = tokio::task::spawn_blocking(move || {
+                let _slots = permits;
+                let outcome = run_client(&cfg, &mut NullObserver, &flag);
+                match outcome.error {
+                    Some(e) => Err(Failure::from_engine(&e)),
+                    None => ProbeResults::from_report(&outcome.report, reverse)
+                        .map_err(|e| Failure::new("test_failed", e.to_string())),
+                }
+            });
+            match tokio::time::timeout_at(deadline, task).await {
+                Ok(Ok(outcome)) => outcome,
+                Ok(Err(join)) => Err(Failure::new("internal", format!("the test thread failed: {join}"))),
+                Err(_) => {
+                    let budget = deadline.saturating_duration_since(started).as_secs_f64();
+                    Err(Failure::new("timeout", format!("no result within the probe timeout ({budget:.2}s)")))
+                }
+            }
+        }
+    };
+    rep.duration = started.elapsed();
+    rep
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> ProbeSpec {
+        ProbeSpec {
+            host: "h".into(),
+            port: 5300,
+            duration: 5,
+            reverse: true,
+            bidir: false,
+            udp: false,
+            bitrate: None,
+            burst: None,
+            parallel: 3,
+        }
+    }
+
+    #[test]
+    fn tcp_config_is_bounded_by_the_budget() {
+        let c = client_config(&spec(), 2, Duration::from_secs(3));
+        assert_eq!((c.host.as_str(), c.port, c.params.time, c.params.parallel), ("h", 5300, 2, 3));
+        assert!(c.params.reverse && c.params.protocol == Protocol::Tcp && c.params.bandwidth.is_none());
+        assert_eq!(
+            (c.connect_timeout, c.rcv_timeout, c.interval),
+            (Some(Duration::from_secs(3)), Duration::from_secs(3), None)
+        );
+    }
+
+    #[test]
+    fn udp_config_gets_iperf3_defaults() {
+        let mut s = spec();
+        s.udp = true;
+        let c = client_config(&s, 1, Duration::from_secs(1));
+        assert_eq!(
+            (c.params.protocol, c.params.len, c.params.bandwidth),
+            (Protocol::Udp, 1460, Some(DEFAULT_UDP_RATE))
+        );
+        s.bitrate = Some(5_000_000);
+        assert_eq!(client_config(&s, 1, Duration::from_secs(1)).params.bandwidth, Some(5_000_000));
+    }
+
+    #[test]
+    fn a_refused_target_fails_fast_with_a_reason() {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
+        // A port nothing listens on: bind one, learn its number, close it.
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let mut s = spec();
+        s.host = "127.0.0.1".into();
+        s.port = port;
+        let limiter = Limiter::new(1, 1);
+        let rep = rt.block_on(async {
+            let now = Instant::now();
+            run(&s, &limiter, now, now + Duration::from_secs(5)).await
+        });
+        let f = rep.outcome.unwrap_err();
+        assert_eq!(f.reason, "refused", "{f:?}");
+        assert!(rep.duration < Duration::from_secs(2), "{:?}", rep.duration);
+    }
+
+    #[test]
+    fn a_silent_target_ends_at_the_deadline() {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
+        // Accepts the connection but never answers: the probe must not hang.
+        let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut s = spec();
+        s.host = "127.0.0.1".into();
+        s.port = silent.local_addr().unwrap().port();
+        let limiter = Limiter::new(1, 1);
+        let rep = rt.block_on(async {
+            let now = Instant::now();
+            run(&s, &limiter, now, now + Duration::from_millis(800)).await
+        });
+        let f = rep.outcome.unwrap_err();
+        assert_eq!(f.reason, "timeout", "{f:?}");
+        assert!(
+            rep.duration >= Duration::from_millis(790) && rep.duration < Duration::from_millis(1500),
+            "{:?}",
+            rep.duration
+        );
+    }
+}

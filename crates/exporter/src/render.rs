@@ -1,0 +1,337 @@
+//! One probe's outcome → Prometheus text (OpenMetrics, via `prometheus-client`).
+//!
+//! Two sets of names describe the same numbers:
+//! - wireperf's own, blackbox-exporter style: `probe_success`, `probe_duration_seconds`, and
+//!   `wireperf_*` gauges with a `direction` label (`upload`/`download`), so `bidir` tests and
+//!   `reverse` tests fit one schema; only published when the test succeeded.
+//! - the iperf3 exporter's (`iperf3_up`, `iperf3_sent_bytes`, …, labels `target` and `port`),
+//!   published as that exporter does (zeros on failure), so existing dashboards keep working.
+//!
+//! [`METRICS`] lists every name with its help text; `docs/monitoring.md` is written from it.
+
+use crate::failure::Failure;
+use crate::results::{Flow, ProbeResults};
+use prometheus_client::encoding::text::encode;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::info::Info;
+use prometheus_client::registry::Registry;
+use std::sync::atomic::AtomicU64;
+use std::time::Duration;
+
+/// The content type of [`render`]'s output.
+pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// Every metric a probe can publish: (name as scraped, help).
+pub const METRICS: [(&str, &str); 32] = [
+    ("probe_success", "1 if the test ran to the end and reported totals, else 0"),
+    ("probe_duration_seconds", "How long the probe took, including waiting for a slot"),
+    ("wireperf_probe_info", "The test that ran: protocol, streams per direction, test length (seconds), peer address"),
+    ("wireperf_probe_failure_info", "Why the probe failed: reason (a fixed set) and message"),
+    ("wireperf_sent_bytes", "Bytes the sender of this direction sent"),
+    ("wireperf_sent_seconds", "Seconds the sender of this direction sent for"),
+    ("wireperf_sent_bits_per_second", "Sender's average rate of this direction"),
+    ("wireperf_received_bytes", "Bytes the receiver of this direction received"),
+    ("wireperf_received_seconds", "Seconds the receiver of this direction received for"),
+    ("wireperf_received_bits_per_second", "Receiver's average rate of this direction: the throughput"),
+    ("wireperf_retransmits", "TCP segments the sender retransmitted (TCP only)"),
+    ("wireperf_udp_jitter_seconds", "UDP jitter seen by the receiver (UDP only)"),
+    ("wireperf_udp_packets", "UDP datagrams sent (UDP only)"),
+    ("wireperf_udp_lost_packets", "UDP datagrams lost (UDP only)"),
+    ("wireperf_udp_lost_ratio", "UDP datagrams lost, as a fraction of those sent (UDP only)"),
+    ("wireperf_cpu_utilization_ratio", "CPU used by the test, host=local (the exporter) or remote (the target)"),
+    ("iperf3_up", "iperf3 exporter: was the last probe successful (1 for success, 0 for failure)"),
+    ("iperf3_sent_seconds", "iperf3 exporter: total seconds spent sending packets"),
+    ("iperf3_sent_bytes", "iperf3 exporter: total sent bytes for the last test run"),
+    ("iperf3_received_seconds", "iperf3 exporter: total seconds spent receiving packets"),
+    ("iperf3_received_bytes", "iperf3 exporter: total received bytes for the last test run"),
+    ("iperf3_retransmits", "iperf3 exporter: total retransmits for the last test run (TCP only)"),
+    ("iperf3_sent_packets", "iperf3 exporter: total sent packets for the last UDP test run"),
+    ("iperf3_sent_jitter_ms", "iperf3 exporter: jitter in milliseconds for sent packets (UDP)"),
+    ("iperf3_sent_lost_packets", "iperf3 exporter: lost packets from the sender in the last UDP test run"),
+    ("iperf3_sent_lost_percent", "iperf3 exporter: percentage of packets lost from the sender (UDP)"),
+    ("iperf3_received_packets", "iperf3 exporter: total received packets for the last UDP test run"),
+    ("iperf3_received_jitter_ms", "iperf3 exporter: jitter in milliseconds for received packets (UDP)"),
+    ("iperf3_received_lost_packets", "iperf3 exporter: lost packets at the receiver in the last UDP test run"),
+    ("iperf3_received_lost_percent", "iperf3 exporter: percentage of packets lost at the receiver (UDP)"),
+    ("wireperf_probe_test_seconds", "Test length the probe asked for after fitting it into the scrape timeout"),
+    ("wireperf_probe_streams", "Streams per direction"),
+];
+
+/// What one probe did.
+#[derive(Clone, Debug)]
+pub struct ProbeReport {
+    /// Target host as probed.
+    pub host: String,
+    /// Target port.
+    pub port: u16,
+    /// A UDP test was asked for.
+    pub udp: bool,
+    /// Wall time of the whole probe.
+    pub duration: Duration,
+    /// Test length asked of the server after clamping (0 when no test started).
+    pub test_seconds: u32,
+    /// The totals, or why there are none.
+    pub outcome: Result<ProbeResults, Failure>,
+}
+
+type Labels = Vec<(String, String)>;
+type FGauge = Gauge<f64, AtomicU64>;
+
+fn help(name: &str) -> &'static str {
+    METRICS.iter().find(|(n, _)| *n == name).map_or("", |(_, h)| h)
+}
+
+/// Builds the registry of one probe; a helper keeps each metric one line below.
+struct Out(Registry);
+
+impl Out {
+    fn gauge(&mut self, name: &str, v: f64) {
+        let g = FGauge::default();
+        g.set(v);
+        self.0.register(name, help(name), g);
+    }
+
+    fn family(&mut self, name: &str, rows: &[(Labels, f64)]) {
+        if rows.is_empty() {
+            return;
+        }
+        let f = Family::<Labels, FGauge>::default();
+        for (labels, v) in rows {
+            f.get_or_create(labels).set(*v);
+        }
+        self.0.register(name, help(name), f);
+    }
+
+    fn info(&mut self, name: &str, labels: Labels) {
+        // prometheus-client appends `_info` itself.
+        let base = name.strip_suffix("_info").unwrap_or(name);
+        self.0.register(base, help(name), Info::new(labels));
+    }
+}
+
+fn l(pairs: &[(&str, &str)]) -> Labels {
+    pairs.iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())).collect()
+}
+
+fn per_flow(flows: &[Flow], f: impl Fn(&Flow) -> Option<f64>) -> Vec<(Labels, f64)> {
+    flows.iter().filter_map(|fl| f(fl).map(|v| (l(&[("direction", fl.direction.label())]), v))).collect()
+}
+
+fn wireperf_metrics(out: &mut Out, r: &ProbeResults, test_seconds: u32) {
+    let flows = &r.flows;
+    out.info(
+        "wireperf_probe_info",
+        l(&[
+            ("protocol", &r.protocol),
+            ("streams", &r.streams.to_string()),
+            ("seconds", &test_seconds.to_string()),
+            ("peer", r.peer.as_deref().unwrap_or("")),
+        ]),
+    );
+    out.gauge("wireperf_probe_streams", f64::from(r.streams));
+    out.family("wireperf_sent_bytes", &per_flow(flows, |f| Some(f.sent.bytes as f64)));
+    out.family("wireperf_sent_seconds", &per_flow(flows, |f| Some(f.sent.seconds)));
+    out.family("wireperf_sent_bits_per_second", &per_flow(flows, |f| Some(f.sent.bits_per_second)));
+    out.family("wireperf_received_bytes", &per_flow(flows, |f| Some(f.received.bytes as f64)));
+    out.family("wireperf_received_seconds", &per_flow(flows, |f| Some(f.received.seconds)));
+    out.family("wireperf_received_bits_per_second", &per_flow(flows, |f| Some(f.received.bits_per_second)));
+    out.family("wireperf_retransmits", &per_flow(flows, |f| f.retransmits.map(|x| x as f64)));
+    out.family("wireperf_udp_jitter_seconds", &per_flow(flows, |f| f.udp.map(|u| u.jitter_ms / 1000.0)));
+    out.family("wireperf_udp_packets", &per_flow(flows, |f| f.udp.map(|u| u.packets as f64)));
+    out.family("wireperf_udp_lost_packets", &per_flow(flows, |f| f.udp.map(|u| u.lost_packets as f64)));
+    out.family("wireperf_udp_lost_ratio", &per_flow(flows, |f| f.udp.map(|u| u.lost_percent / 100.0)));
+    if let Some(c) = r.cpu {
+        out.family(
+            "wireperf_cpu_utilization_ratio",
+            &[(l(&[("host", "local")]), c.local), (l(&[("host", "remote")]), c.remote)],
+        );
+    }
+}
+
+/// The iperf3 exporter's metrics: the first flow (the one its `sum_sent`/`sum_received` name),
+/// zeros on failure, retransmits only for TCP and the packet metrics only for UDP.
+fn iperf3_metrics(out: &mut Out, rep: &ProbeReport) {
+    let tp = l(&[("target", &rep.host), ("port", &rep.port.to_string())]);
+    let one = |v: f64| vec![(tp.clone(), v)];
+    let flow = rep.outcome.as_ref().ok().and_then(|r| r.flows.first());
+    let udp = rep.outcome.as_ref().map_or(rep.udp, |r| r.is_udp());
+    out.family("iperf3_up", &one(if flow.is_some() { 1.0 } else { 0.0 }));
+    out.family("iperf3_sent_seconds", &one(flow.map_or(0.0, |f| f.sent.seconds)));
+    out.family("iperf3_sent_bytes", &one(flow.map_or(0.0, |f| f.sent.bytes as f64)));
+    out.family("iperf3_received_seconds", &one(flow.map_or(0.0, |f| f.received.seconds)));
+    out.family("iperf3_received_bytes", &one(flow.map_or(0.0, |f| f.received.bytes as f64)));
+    if !udp {
+        out.family("iperf3_retransmits", &one(flow.and_then(|f| f.retransmits).unwrap_or(0) as f64));
+        return;
+    }
+    let u = flow.and_then(|f| f.udp).unwrap_or_default();
+    for side in ["sent", "received"] {
+        out.family(&format!("iperf3_{side}_packets"), &one(u.packets as f64));
+        out.family(&format!("iperf3_{side}_jitter_ms"), &one(u.jitter_ms));
+        out.family(&format!("iperf3_{side}_lost_packets"), &one(u.lost_packets as f64));
+        out.family(&format!("iperf3_{side}_lost_percent"), &one(u.lost_percent));
+    }
+}
+
+/// Renders one probe as Prometheus text.
+pub fn render(rep: &ProbeReport) -> String {
+    let mut out = Out(Registry::default());
+    out.gauge("probe_success", if rep.outcome.is_ok() { 1.0 } else { 0.0 });
+    out.gauge("probe_duration_seconds", rep.duration.as_secs_f64());
+    out.gauge("wireperf_probe_test_seconds", f64::from(rep.test_seconds));
+    match &rep.outcome {
+        Ok(r) => wireperf_metrics(&mut out, r, rep.test_seconds),
+        Err(f) => out.info("wireperf_probe_failure_info", l(&[("reason", f.reason), ("message", &f.message)])),
+    }
+    iperf3_metrics(&mut out, rep);
+    let mut text = String::new();
+    // Writing into a String cannot fail.
+    let _ = encode(&mut text, &out.0);
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::{Cpu, Direction, Side, UdpStats};
+
+    fn side(bytes: u64, secs: f64) -> Side {
+        Side { bytes, seconds: secs, bits_per_second: bytes as f64 * 8.0 / secs }
+    }
+
+    fn tcp_ok() -> ProbeReport {
+        let flows = vec![
+            Flow {
+                direction: Direction::Upload,
+                sent: side(1000, 1.0),
+                received: side(990, 1.0),
+                retransmits: Some(4),
+                udp: None,
+            },
+            Flow {
+                direction: Direction::Download,
+                sent: side(500, 1.0),
+                received: side(500, 2.0),
+                retransmits: Some(0),
+                udp: None,
+            },
+        ];
+        let r = ProbeResults {
+            protocol: "TCP".into(),
+            streams: 2,
+            flows,
+            peer: Some("10.1.2.3".into()),
+            cpu: Some(Cpu { local: 0.25, remote: 0.5 }),
+        };
+        ProbeReport {
+            host: "10.1.2.3".into(),
+            port: 5201,
+            udp: false,
+            duration: Duration::from_millis(1500),
+            test_seconds: 1,
+            outcome: Ok(r),
+        }
+    }
+
+    fn has(text: &str, line: &str) -> bool {
+        text.lines().any(|l| l == line)
+    }
+
+    #[test]
+    fn success_publishes_both_name_sets() {
+        let t = render(&tcp_ok());
+        for line in [
+            "probe_success 1.0",
+            "probe_duration_seconds 1.5",
+            "wireperf_probe_test_seconds 1.0",
+            "wireperf_received_bits_per_second{direction=\"upload\"} 7920.0",
+            "wireperf_received_bits_per_second{direction=\"download\"} 2000.0",
+            "wireperf_sent_bytes{direction=\"upload\"} 1000.0",
+            "wireperf_retransmits{direction=\"upload\"} 4.0",
+            "wireperf_cpu_utilization_ratio{host=\"remote\"} 0.5",
+            "wireperf_probe_info{protocol=\"TCP\",streams=\"2\",seconds=\"1\",peer=\"10.1.2.3\"} 1",
+            "iperf3_up{target=\"10.1.2.3\",port=\"5201\"} 1.0",
+            "iperf3_sent_bytes{target=\"10.1.2.3\",port=\"5201\"} 1000.0",
+            "iperf3_received_bytes{target=\"10.1.2.3\",port=\"5201\"} 990.0",
+            "iperf3_received_seconds{target=\"10.1.2.3\",port=\"5201\"} 1.0",
+            "iperf3_retransmits{target=\"10.1.2.3\",port=\"5201\"} 4.0",
+            "# TYPE probe_success gauge",
+            "# EOF",
+        ] {
+            assert!(has(&t, line), "missing {line:?} in\n{t}");
+        }
+        let samples: Vec<&str> = t.lines().filter(|l| !l.starts_with('#')).collect();
+        assert!(!samples.iter().any(|l| l.contains("udp") || l.contains("failure")), "{t}");
+    }
+
+    #[test]
+    fn failure_publishes_reason_and_iperf3_zeros_only() {
+        let mut rep = tcp_ok();
+        rep.outcome = Err(Failure::new("refused", "unable to connect to server: Connection refused (os error 111)"));
+        rep.test_seconds = 0;
+        let t = render(&rep);
+        for line in [
+            "probe_success 0.0",
+            "wireperf_probe_failure_info{reason=\"refused\",message=\"unable to connect to server: Connection refused (os error 111)\"} 1",
+            "iperf3_up{target=\"10.1.2.3\",port=\"5201\"} 0.0",
+            "iperf3_sent_bytes{target=\"10.1.2.3\",port=\"5201\"} 0.0",
+            "iperf3_retransmits{target=\"10.1.2.3\",port=\"5201\"} 0.0",
+        ] {
+            assert!(has(&t, line), "missing {line:?} in\n{t}");
+        }
+        assert!(!t.contains("wireperf_sent_bytes") && !t.contains("wireperf_received"), "{t}");
+    }
+
+    #[test]
+    fn udp_publishes_loss_and_jitter_in_base_units() {
+        let u = UdpStats { jitter_ms: 0.5, lost_packets: 2, packets: 200, lost_percent: 1.0 };
+        let flows = vec![Flow {
+            direction: Direction::Upload,
+            sent: side(1, 1.0),
+            received: side(1, 1.0),
+            retransmits: None,
+            udp: Some(u),
+        }];
+        let mut rep = tcp_ok();
+        rep.udp = true;
+        rep.outcome = Ok(ProbeResults { protocol: "UDP".into(), streams: 1, flows, peer: None, cpu: None });
+        let t = render(&rep);
+        for line in [
+            "wireperf_udp_jitter_seconds{direction=\"upload\"} 0.0005",
+            "wireperf_udp_lost_ratio{direction=\"upload\"} 0.01",
+            "wireperf_udp_lost_packets{direction=\"upload\"} 2.0",
+            "iperf3_received_jitter_ms{target=\"10.1.2.3\",port=\"5201\"} 0.5",
+            "iperf3_sent_lost_percent{target=\"10.1.2.3\",port=\"5201\"} 1.0",
+            "iperf3_received_packets{target=\"10.1.2.3\",port=\"5201\"} 200.0",
+        ] {
+            assert!(has(&t, line), "missing {line:?} in\n{t}");
+        }
+        assert!(!t.contains("retransmits"), "{t}");
+    }
+
+    #[test]
+    fn a_failed_udp_probe_keeps_the_iperf3_udp_shape() {
+        let mut rep = tcp_ok();
+        rep.udp = true;
+        rep.outcome = Err(Failure::new("unsupported", "UDP (-u) is not supported yet"));
+        let t = render(&rep);
+        assert!(has(&t, "iperf3_received_lost_percent{target=\"10.1.2.3\",port=\"5201\"} 0.0"), "{t}");
+        assert!(!t.contains("retransmits"), "{t}");
+    }
+
+    #[test]
+    fn every_published_name_is_documented() {
+        let mut rep = tcp_ok();
+        let mut all = render(&rep);
+        rep.udp = true;
+        rep.outcome = Err(Failure::new("timeout", "x"));
+        all.push_str(&render(&rep));
+        for line in all.lines().filter(|l| l.starts_with("# TYPE ")) {
+            let name = line.split_whitespace().nth(2).unwrap();
+            let kind = line.split_whitespace().nth(3).unwrap();
+            let scraped = if kind == "info" { format!("{name}_info") } else { name.to_string() };
+            assert!(METRICS.iter().any(|(n, _)| *n == scraped), "{scraped} is not in METRICS");
+        }
+    }
+}
