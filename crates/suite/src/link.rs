@@ -74,12 +74,17 @@ pub fn shaped_goodput(rate: u64, mtu: u32) -> (u64, u64) {
     (rate * (mtu - 52) / frame, rate * (mtu - 28) / frame)
 }
 
+/// veth, bridges, tun: no device behind the interface, so its speed is nominal.
+fn is_virtual(d: &InterfaceReport) -> bool {
+    matches!(d.link.bus, None | Some(wireperf_doctor::snapshot::BusKind::Virtual))
+}
+
 /// Combines the link's theoretical goodput and a shaper into the ceiling.
 pub fn ceiling(doctor: Option<&InterfaceReport>, shaper: Option<&RateLimit>, iface: &str) -> Option<Ceiling> {
     // A virtual interface (veth, bridge, tun: no bus device behind it) reports a nominal
     // speed that limits nothing; only a shaper gives it a ceiling.
     let link =
-        doctor.filter(|d| d.link.bus.is_some()).and_then(|d| d.link.goodput.map(|g| (g, d.link.mtu.unwrap_or(1500))));
+        doctor.filter(|d| !is_virtual(d)).and_then(|d| d.link.goodput.map(|g| (g, d.link.mtu.unwrap_or(1500))));
     let mtu = doctor.and_then(|d| d.link.mtu).unwrap_or(1500);
     let from_link = link.map(|(g, _)| Ceiling {
         tcp_bps: g.tcp_bps,
@@ -133,8 +138,8 @@ pub fn for_peer(peer: IpAddr) -> LinkContext {
     let shaper = wireperf_doctor::root_rate_limit(&iface).ok().flatten();
     let ceiling = ceiling(doctor.as_ref(), shaper.as_ref(), &iface);
     let download_ceiling = self::ceiling(doctor.as_ref(), None, &iface);
-    let is_virtual = doctor.as_ref().is_some_and(|d| d.link.bus.is_none());
-    if note.is_none() && is_virtual {
+    let virtual_iface = doctor.as_ref().is_some_and(is_virtual);
+    if note.is_none() && virtual_iface {
         note = Some(format!(
             "{iface} is a virtual interface: its reported speed is nominal, so only a traffic shaper sets a ceiling"
         ));
