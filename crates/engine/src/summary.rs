@@ -136,12 +136,12 @@ fn build_end_udp(inp: &EndInputs<'_>) -> End {
         end.sum_sent = Some(sent);
         end.sum_received = Some(recv);
     }
-    if inp.bidir_split.is_some() {
-        if let Some((sum, sent, recv)) = crate::summary_udp::sums(b) {
-            end.sum_bidir_reverse = Some(sum);
-            end.sum_sent_bidir_reverse = Some(sent);
-            end.sum_received_bidir_reverse = Some(recv);
-        }
+    if inp.bidir_split.is_some()
+        && let Some((sum, sent, recv)) = crate::summary_udp::sums(b)
+    {
+        end.sum_bidir_reverse = Some(sum);
+        end.sum_sent_bidir_reverse = Some(sent);
+        end.sum_received_bidir_reverse = Some(recv);
     }
     end
 }

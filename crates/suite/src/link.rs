@@ -83,8 +83,7 @@ fn is_virtual(d: &InterfaceReport) -> bool {
 pub fn ceiling(doctor: Option<&InterfaceReport>, shaper: Option<&RateLimit>, iface: &str) -> Option<Ceiling> {
     // A virtual interface (veth, bridge, tun: no bus device behind it) reports a nominal
     // speed that limits nothing; only a shaper gives it a ceiling.
-    let link =
-        doctor.filter(|d| !is_virtual(d)).and_then(|d| d.link.goodput.map(|g| (g, d.link.mtu.unwrap_or(1500))));
+    let link = doctor.filter(|d| !is_virtual(d)).and_then(|d| d.link.goodput.map(|g| (g, d.link.mtu.unwrap_or(1500))));
     let mtu = doctor.and_then(|d| d.link.mtu).unwrap_or(1500);
     let from_link = link.map(|(g, _)| Ceiling {
         tcp_bps: g.tcp_bps,

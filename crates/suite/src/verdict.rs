@@ -178,11 +178,11 @@ pub fn judge_all(phases: &[PhaseResult], link: &LinkContext) -> Vec<Verdict> {
     // This host's senders know from TCP_INFO what held them back: add it to the upload
     // verdicts (the client sends upload data).
     for v in out.iter_mut().filter(|v| v.direction == "upload") {
-        if let Some(p) = phases.iter().find(|p| p.phase.name() == v.phase) {
-            if let Some(w) = limited_words(&p.report) {
-                v.text.push_str("; ");
-                v.text.push_str(&w);
-            }
+        if let Some(p) = phases.iter().find(|p| p.phase.name() == v.phase)
+            && let Some(w) = limited_words(&p.report)
+        {
+            v.text.push_str("; ");
+            v.text.push_str(&w);
         }
     }
     out

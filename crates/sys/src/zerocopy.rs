@@ -160,17 +160,17 @@ pub fn reap_zerocopy(fd: impl AsFd) -> io::Result<ZcReaped> {
             cmsg::for_each(&msg, |level, ty, data| {
                 let ip = level == libc::SOL_IP && ty == libc::IP_RECVERR;
                 let ip6 = level == libc::SOL_IPV6 && ty == libc::IPV6_RECVERR;
-                if ip || ip6 {
-                    if let Some(ee) = parse_extended_err(data) {
-                        if ee.origin == SO_EE_ORIGIN_ZEROCOPY && ee.errno == 0 {
-                            let n = u64::from(ee.hi.wrapping_sub(ee.lo)) + 1;
-                            out.completed += n;
-                            if ee.code & SO_EE_CODE_ZEROCOPY_COPIED != 0 {
-                                out.copied += n;
-                            }
-                            out.highest = Some(out.highest.map_or(ee.hi, |h| h.max(ee.hi)));
-                        }
+                if (ip || ip6)
+                    && let Some(ee) = parse_extended_err(data)
+                    && ee.origin == SO_EE_ORIGIN_ZEROCOPY
+                    && ee.errno == 0
+                {
+                    let n = u64::from(ee.hi.wrapping_sub(ee.lo)) + 1;
+                    out.completed += n;
+                    if ee.code & SO_EE_CODE_ZEROCOPY_COPIED != 0 {
+                        out.copied += n;
                     }
+                    out.highest = Some(out.highest.map_or(ee.hi, |h| h.max(ee.hi)));
                 }
             });
         }

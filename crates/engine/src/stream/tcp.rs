@@ -82,10 +82,10 @@ fn send_blocks(
                 continue;
             }
         }
-        if let Some(b) = budget {
-            if !b.claim(len as u64) {
-                return Ok(LoopEnd::Budget);
-            }
+        if let Some(b) = budget
+            && !b.claim(len as u64)
+        {
+            return Ok(LoopEnd::Budget);
         }
         let mut off = 0;
         while off < len {
