@@ -68,6 +68,7 @@ pub fn run(a: &SelftestArgs) -> i32 {
         path: None,
         disk_bytes: 0,
         baseline: false,
+        iperf2: false,
     };
     let interrupt = crate::signals::interrupt_flag();
     let mut progress = LiveProgress::new(a.json);

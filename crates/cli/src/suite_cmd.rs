@@ -14,9 +14,12 @@ use wireperf_suite::{SuiteConfig, SuiteResult, run_suite};
 pub struct SuiteArgs {
     /// The server (wireperf or stock iperf3), as for `-c`.
     pub host: String,
-    /// Server port.
-    #[arg(short = 'p', long = "port", default_value_t = wireperf_protocol::DEFAULT_PORT)]
-    pub port: u16,
+    /// Server port (default 5201, or 5001 with --iperf2).
+    #[arg(short = 'p', long = "port")]
+    pub port: Option<u16>,
+    /// The server is a stock iperf 2 (`iperf -s`): talk its protocol (TCP phases only).
+    #[arg(long)]
+    pub iperf2: bool,
     /// Seconds per phase.
     #[arg(short = 't', long = "time", default_value_t = 10)]
     pub time: u32,
@@ -75,7 +78,7 @@ pub fn save(
 /// Builds the suite configuration from the arguments.
 pub fn config(a: &SuiteArgs) -> SuiteConfig {
     let mut base = ClientConfig::new(a.host.clone(), Default::default());
-    base.port = a.port;
+    base.port = a.port.unwrap_or(if a.iperf2 { 5001 } else { wireperf_protocol::DEFAULT_PORT });
     base.family = match (a.v4, a.v6) {
         (true, false) => Family::V4,
         (false, true) => Family::V6,
@@ -91,6 +94,7 @@ pub fn config(a: &SuiteArgs) -> SuiteConfig {
         path: a.path.clone(),
         disk_bytes: a.disk_mib.max(1) * 1024 * 1024,
         baseline: !a.no_baseline,
+        iperf2: a.iperf2,
     }
 }
 

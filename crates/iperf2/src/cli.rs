@@ -327,6 +327,24 @@ fn banner(low: &Lowered, enhanced: bool) -> String {
     b
 }
 
+/// Runs one client test and returns it as wireperf's iperf3-schema report (what `-J` prints),
+/// with the error text if it failed. The suite uses this for `--iperf2`.
+pub fn client_report(c: &ClientConfig) -> (wireperf_protocol::schema::TestReport, Option<String>) {
+    let low = Lowered::Client(c.clone());
+    let mut collector = JsonCollector::new(Role::Client, json_start(&low), c.proto == Proto::Udp);
+    let (tx, rx) = mpsc::channel::<Event>();
+    let cfg = c.clone();
+    let worker = std::thread::spawn(move || engine::run_client(&cfg, tx));
+    for e in rx {
+        collector.handle(&e);
+    }
+    let result = worker.join().unwrap_or_else(|_| Err(EngineError::Io(std::io::Error::other("engine panicked"))));
+    let mut report = collector.finish();
+    let err = result.err().map(|e| e.to_string());
+    report.error = err.clone();
+    (report, err)
+}
+
 /// `start` of the JSON document, filled from the configuration.
 fn json_start(low: &Lowered) -> Start {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);

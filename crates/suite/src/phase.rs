@@ -147,3 +147,47 @@ pub fn run_phase(
 const RETRIES: u32 = 10;
 /// Pause between retries.
 const RETRY_PAUSE: Duration = Duration::from_millis(200);
+
+/// Runs one phase against a stock iperf 2 server (`suite --iperf2`). iperf 2 has no results
+/// exchange for TCP, so each direction's rate is what this host measured for it: sent bytes
+/// for the upload, received bytes for the download.
+pub fn run_phase_iperf2(base: &ClientConfig, phase: Phase, time: u32, parallel: u32) -> PhaseResult {
+    use wireperf_iperf2::config::{ClientConfig as Iperf2Config, Mode, Proto, Stop};
+    let mode = match phase {
+        Phase::Download => Mode::Reverse,
+        Phase::Bidir => Mode::FullDuplex,
+        _ => Mode::Normal,
+    };
+    let cfg = Iperf2Config {
+        host: base.host.clone(),
+        port: base.port,
+        listen_port: None,
+        proto: Proto::Tcp,
+        mode,
+        threads: parallel,
+        stop: Stop::Time(Duration::from_secs(u64::from(time))),
+        interval: None,
+        len: None,
+        rate: 0,
+        window: None,
+        enhanced: false,
+    };
+    let (report, error) = wireperf_iperf2::cli::client_report(&cfg);
+    let e = &report.end;
+    let (upload_bps, download_bps) = match phase {
+        Phase::Download => (0.0, bps(e.sum_received.as_ref())),
+        Phase::Bidir => (bps(e.sum_sent.as_ref()), bps(e.sum_received.as_ref())),
+        _ => (bps(e.sum_sent.as_ref()), 0.0),
+    };
+    PhaseResult {
+        phase,
+        upload_bps,
+        download_bps,
+        retransmits: 0,
+        upload_retransmits: 0,
+        download_retransmits: 0,
+        udp_loss: None,
+        error,
+        report,
+    }
+}

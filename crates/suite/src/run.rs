@@ -29,6 +29,8 @@ pub struct SuiteConfig {
     pub disk_bytes: u64,
     /// Measure a loopback baseline when a verdict says slow.
     pub baseline: bool,
+    /// Talk iperf 2's protocol (a stock `iperf -s`, port 5001 by default): TCP phases only.
+    pub iperf2: bool,
 }
 
 /// Receives progress while the suite runs (the CLI draws it).
@@ -145,7 +147,7 @@ pub fn run_suite(cfg: &SuiteConfig, progress: &mut dyn Progress, interrupt: &Ato
     };
     let udp_rate = link.ceiling.as_ref().map_or(100_000_000, |c| c.udp_bps / 100 * 95);
     let mut phases = vec![Phase::Upload, Phase::Download, Phase::Bidir];
-    if cfg.udp {
+    if cfg.udp && !cfg.iperf2 {
         phases.push(Phase::Udp);
     }
     let mut results = Vec::new();
@@ -155,7 +157,9 @@ pub fn run_suite(cfg: &SuiteConfig, progress: &mut dyn Progress, interrupt: &Ato
         }
         progress.phase_start(phase, cfg.time);
         let params = phase.params(cfg.time, cfg.parallel, udp_rate);
-        let r = {
+        let r = if cfg.iperf2 {
+            crate::phase::run_phase_iperf2(&cfg.base, phase, cfg.time, cfg.parallel)
+        } else {
             let mut obs = ProgressObserver { phase, progress: &mut *progress };
             run_phase(&cfg.base, phase, params, &mut obs, interrupt)
         };
@@ -199,7 +203,7 @@ pub fn run_suite(cfg: &SuiteConfig, progress: &mut dyn Progress, interrupt: &Ato
         }
     }
     let (mut disk, mut disk_error) = (None, None);
-    if let Some(dir) = &cfg.path {
+    if let Some(dir) = cfg.path.as_ref().filter(|_| !cfg.iperf2) {
         progress.note(&format!("measuring sequential disk speed in {}", dir.display()));
         match disk::measure(dir, cfg.disk_bytes) {
             Ok(d) => {

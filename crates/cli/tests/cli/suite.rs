@@ -69,3 +69,20 @@ fn text_output_has_the_table_and_verdicts() {
         assert!(text.contains(needle), "missing {needle:?} in\n{text}");
     }
 }
+
+#[test]
+fn against_a_stock_iperf2_server() {
+    let iperf2 = std::path::PathBuf::from("/usr/bin/iperf");
+    assert!(iperf2.exists(), "iperf (2.1.8) is not installed: run the README's test command");
+    let v = suite_json(&iperf2, &["--iperf2"]);
+    let phases = v["phases"].as_array().expect("phases");
+    let names: Vec<&str> = phases.iter().filter_map(|p| p["phase"].as_str()).collect();
+    assert_eq!(names, ["upload", "download", "bidir"]);
+    for p in phases {
+        assert!(p["error"].is_null(), "{p}");
+    }
+    assert!(phases[0]["upload_bps"].as_f64().unwrap_or(0.0) > 1e6);
+    assert!(phases[1]["download_bps"].as_f64().unwrap_or(0.0) > 1e6);
+    assert!(phases[2]["upload_bps"].as_f64().unwrap_or(0.0) > 1e6);
+    assert!(phases[2]["download_bps"].as_f64().unwrap_or(0.0) > 1e6);
+}
