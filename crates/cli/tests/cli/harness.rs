@@ -51,7 +51,8 @@ impl Drop for ServerProc {
     }
 }
 
-fn collect(r: Option<impl Read + Send + 'static>) -> Arc<Mutex<Vec<u8>>> {
+/// Collects a child's pipe on a background thread, so the child never blocks on a full pipe.
+pub fn collect(r: Option<impl Read + Send + 'static>) -> Arc<Mutex<Vec<u8>>> {
     let buf = Arc::new(Mutex::new(Vec::new()));
     if let Some(mut r) = r {
         let b = Arc::clone(&buf);

@@ -27,7 +27,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
 
-use std::io::Read;
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -295,27 +294,10 @@ pub struct LabServer {
     out: [Arc<Mutex<Vec<u8>>>; 2],
 }
 
-fn collect(r: Option<impl Read + Send + 'static>) -> Arc<Mutex<Vec<u8>>> {
-    let buf = Arc::new(Mutex::new(Vec::new()));
-    if let Some(mut r) = r {
-        let b = Arc::clone(&buf);
-        std::thread::spawn(move || {
-            let mut chunk = [0u8; 8192];
-            while let Ok(n) = r.read(&mut chunk) {
-                if n == 0 {
-                    break;
-                }
-                b.lock().unwrap().extend_from_slice(&chunk[..n]);
-            }
-        });
-    }
-    buf
-}
-
 impl LabServer {
     fn spawn(mut cmd: Command) -> LabServer {
         let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn server in lab");
-        let out = [collect(child.stdout.take()), collect(child.stderr.take())];
+        let out = [crate::harness::collect(child.stdout.take()), crate::harness::collect(child.stderr.take())];
         LabServer { child, out }
     }
 
