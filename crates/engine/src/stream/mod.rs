@@ -113,6 +113,36 @@ pub(crate) struct Stream {
     thread: Option<JoinHandle<()>>,
 }
 
+/// What a receive loop does after a failed read, the same for TCP and UDP: stop when asked;
+/// on a transient error (timeout, would-block) keep waiting unless the stream has been silent
+/// past `--rcv-timeout` while the test runs; on any other error fail, unless the test is
+/// already stopping or draining. `None` means: read again.
+pub(crate) fn after_read_error(
+    err: std::io::Error,
+    transient: bool,
+    stop: &AtomicBool,
+    counters: &Counters,
+    silent_for: Duration,
+    rcv_timeout: Duration,
+    fail: impl FnOnce(std::io::Error) -> EngineError,
+) -> Option<Result<tcp::LoopEnd, EngineError>> {
+    let stopping = stop.load(Ordering::Relaxed);
+    let draining = counters.draining.load(Ordering::Relaxed);
+    if transient {
+        if stopping {
+            return Some(Ok(tcp::LoopEnd::Stopped));
+        }
+        if !draining && silent_for > rcv_timeout {
+            return Some(Err(EngineError::RecvTimeout));
+        }
+        return None;
+    }
+    if stopping || draining {
+        return Some(Ok(tcp::LoopEnd::Stopped));
+    }
+    Some(Err(fail(err)))
+}
+
 /// The wire ids iperf3 gives streams in creation order: 1, 3, 4, 5, …
 pub(crate) fn wire_id(index: usize) -> i32 {
     if index == 0 { 1 } else { index as i32 + 2 }

@@ -150,19 +150,14 @@ pub(crate) fn recv_loop(
                     return Ok(LoopEnd::Stopped);
                 }
             }
-            Err(e) if is_transient(e.kind()) => {
-                if stop.load(Ordering::Relaxed) {
-                    return Ok(LoopEnd::Stopped);
+            Err(e) => {
+                let transient = is_transient(e.kind());
+                let fail = |err| EngineError::Stream { op: "read from", err };
+                let silent = last_data.elapsed();
+                if let Some(end) = super::after_read_error(e, transient, stop, counters, silent, spec.rcv_timeout, fail)
+                {
+                    return end;
                 }
-                if !counters.draining.load(Ordering::Relaxed) && last_data.elapsed() > spec.rcv_timeout {
-                    return Err(EngineError::RecvTimeout);
-                }
-            }
-            Err(err) => {
-                if stop.load(Ordering::Relaxed) || counters.draining.load(Ordering::Relaxed) {
-                    return Ok(LoopEnd::Stopped);
-                }
-                return Err(EngineError::Stream { op: "read from", err });
             }
         }
     }

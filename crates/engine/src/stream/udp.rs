@@ -373,24 +373,18 @@ pub(crate) fn recv_loop(
                     return Ok(LoopEnd::Stopped);
                 }
             }
-            Err(e)
-                if matches!(
+            Err(e) => {
+                // A connected UDP socket also reports the peer's ICMP "port unreachable" as
+                // ECONNREFUSED on a read: transient here, the peer may not be up yet.
+                let transient = matches!(
                     e.kind(),
                     ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted | ErrorKind::ConnectionRefused
-                ) =>
-            {
-                if stop.load(Ordering::Relaxed) {
-                    return Ok(LoopEnd::Stopped);
+                );
+                let silent = last_data.elapsed();
+                if let Some(end) = super::after_read_error(e, transient, stop, counters, silent, spec.rcv_timeout, rerr)
+                {
+                    return end;
                 }
-                if !counters.draining.load(Ordering::Relaxed) && last_data.elapsed() > spec.rcv_timeout {
-                    return Err(EngineError::RecvTimeout);
-                }
-            }
-            Err(err) => {
-                if stop.load(Ordering::Relaxed) || counters.draining.load(Ordering::Relaxed) {
-                    return Ok(LoopEnd::Stopped);
-                }
-                return Err(rerr(err));
             }
         }
     }
