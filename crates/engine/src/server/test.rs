@@ -54,13 +54,32 @@ pub(super) fn serve_test(
                 if tell {
                     s.refuse(e.errno(), e.os_errno());
                 }
-                let _ = ctrl.send(&s.take_output());
+                if ctrl.send(&s.take_output()).is_ok() && tell && t.run.is_some() {
+                    linger_for_client(&ctrl);
+                }
             }
             Some(e)
         }
     };
     accepting.store(false, Ordering::Release);
     Outcome { report, error }
+}
+
+/// How long a refused test keeps its data connections open for the client to read why.
+const REFUSAL_LINGER: Duration = Duration::from_secs(2);
+
+/// Waits (bounded) for the client to close the control connection after a mid-test refusal.
+///
+/// The stream threads keep reading meanwhile. Closing the data sockets at once would reset
+/// them under a client that is still writing, and a stock iperf3 client then reports
+/// "unable to write to stream socket: Broken pipe" instead of the reason it was just sent.
+fn linger_for_client(ctrl: &Ctrl) {
+    let until = Instant::now() + REFUSAL_LINGER;
+    while let Some(wake) = ctrl.wait(Some(until)) {
+        if matches!(wake, Wake::CtrlEof | Wake::CtrlError(_) | Wake::Interrupt) {
+            return;
+        }
+    }
 }
 
 type Failure = (EngineError, Option<ServerSession>);
