@@ -35,6 +35,9 @@ UDP_FLOOR = 100e6  # bit/s: the search's lower end
 
 CASES = {
     "tcp1": ("TCP 1 stream", []),
+    # Like for like: iperf3 with wireperf's default bytes per call, to separate what the larger
+    # calls give from what the receiver's low-water mark gives.
+    "tcp1l1m": ("TCP 1 stream, both -l 1M", ["-l", "1M"]),
     "tcp4": ("TCP -P 4", ["-P", "4"]),
     "tcpR": ("TCP -R", ["-R"]),
     "tcpZ": ("TCP -Z", ["-Z"]),
@@ -219,7 +222,7 @@ def main():
     ap.add_argument("--udp-secs", type=int, default=2, help="seconds per UDP run")
     ap.add_argument("--udp-steps", type=int, default=5, help="bisection steps of the UDP search")
     ap.add_argument("--envs", default="loopback,veth")
-    ap.add_argument("--cases", default="tcp1,tcp4,tcpR,tcpZ,udp")
+    ap.add_argument("--cases", default="tcp1,tcp1l1m,tcp4,tcpR,tcpZ,udp")
     ap.add_argument("--wait-load", type=float, default=0, help="wait up to this many s for load < 1.5")
     ap.add_argument("--load-threshold", type=float, default=1.5)
     ap.add_argument("--no-build", action="store_true", help="(handled by bench/run)")

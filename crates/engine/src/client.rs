@@ -7,7 +7,7 @@ use crate::event::{Event, Observer, Outcome};
 use crate::net::{self, TcpOptions};
 use crate::report;
 use crate::running::TestRun;
-use crate::stream::{DataSock, Stream, StreamSpec, UdpOptions, UdpSpec, client_handshake};
+use crate::stream::{self, DataSock, Stream, StreamSpec, UdpOptions, UdpSpec, client_handshake};
 use crate::summary::{EndInputs, build_end, local_results};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -107,6 +107,7 @@ impl<'a> Client<'a> {
         let mut cpu_end = None;
         let spec = StreamSpec {
             len: p.len as usize,
+            call_bytes: stream::call_bytes(p.len as usize, p.total_streams() as usize),
             repeating_payload: p.repeating_payload,
             rate: p.bandwidth.unwrap_or(0),
             rcv_timeout: cfg.rcv_timeout,

@@ -13,6 +13,7 @@
 //! | `--fq-rate` | [`set_max_pacing_rate`] / [`max_pacing_rate`] (`SO_MAX_PACING_RATE`) |
 //! | `--dont-fragment` | [`set_dont_fragment`] / [`dont_fragment`] |
 //! | UDP receive drops | [`set_rxq_ovfl`] / [`rxq_ovfl`], read with [`crate::drop_counter`]; the same counter at any time with [`socket_drops`] |
+//! | fast TCP receivers (no flag) | [`set_recv_lowat`] / [`recv_lowat`] (`SO_RCVLOWAT`) |
 //! | exact UDP sends | [`set_recverr`] (`IP_RECVERR`: a datagram dropped by the local qdisc fails with `ENOBUFS` instead of vanishing) |
 //!
 //! socket2 (through [`SockRef`]) covers what it can; libc covers the rest (pacing, PMTU
@@ -215,6 +216,20 @@ pub fn max_pacing_rate(fd: impl AsFd) -> io::Result<u64> {
         return Ok(u64::MAX);
     }
     Ok(v)
+}
+
+/// Sets the receive low-water mark (`SO_RCVLOWAT`): a blocked read is woken, and returns, only
+/// once `bytes` are queued (or the peer closed, the read timed out, or the kernel's
+/// memory-pressure and small-window escapes fire). Linux ≥ 4.19 grows the receive buffer to fit.
+pub fn set_recv_lowat(fd: impl AsFd, bytes: usize) -> io::Result<()> {
+    let v = libc::c_int::try_from(bytes).map_err(|_| invalid(format!("low-water mark {bytes} is too large")))?;
+    raw::setsockopt(fd.as_fd(), libc::SOL_SOCKET, libc::SO_RCVLOWAT, &v)
+}
+
+/// The receive low-water mark in bytes (1 unless set).
+pub fn recv_lowat(fd: impl AsFd) -> io::Result<usize> {
+    let (v, _) = raw::getsockopt::<libc::c_int>(fd.as_fd(), libc::SOL_SOCKET, libc::SO_RCVLOWAT)?;
+    Ok(usize::try_from(v).unwrap_or(0))
 }
 
 /// Sets or clears "don't fragment" (`--dont-fragment`).

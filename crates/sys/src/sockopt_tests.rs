@@ -231,3 +231,37 @@ fn recverr_on_both_families() {
         set_recverr(&u, true).unwrap();
     }
 }
+
+#[test]
+fn recv_lowat_holds_a_read_until_the_mark_or_its_timeout() {
+    let (mut c, s) = tcp_pair_v4();
+    assert_eq!(recv_lowat(&s).unwrap(), 1, "kernel default");
+    set_recv_lowat(&s, 4096).unwrap();
+    assert_eq!(recv_lowat(&s).unwrap(), 4096);
+    // 100 bytes queued, below the mark: a read waits out its timeout, then takes them.
+    c.write_all(&[7u8; 100]).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_millis(150))).unwrap();
+    let t = std::time::Instant::now();
+    let mut buf = [0u8; 8192];
+    assert_eq!((&s).read(&mut buf).unwrap(), 100);
+    assert!(t.elapsed() >= std::time::Duration::from_millis(100), "woke before the mark");
+    // Lowering the mark does not wake a reader already blocked on it (the kernel waits for a
+    // new segment), which is why the engine shortens its read timeout while the mark is set;
+    // it does let the next read return at once.
+    c.write_all(&[7u8; 100]).unwrap();
+    let s2 = s.try_clone().unwrap();
+    let lower = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        set_recv_lowat(&s2, 1).unwrap();
+    });
+    let t = std::time::Instant::now();
+    assert_eq!((&s).read(&mut buf).unwrap(), 100);
+    assert!(t.elapsed() >= std::time::Duration::from_millis(100), "woken by the new mark");
+    lower.join().unwrap();
+    c.write_all(&[7u8; 100]).unwrap();
+    let t = std::time::Instant::now();
+    assert_eq!((&s).read(&mut buf).unwrap(), 100);
+    assert!(t.elapsed() < std::time::Duration::from_millis(100), "{:?}", t.elapsed());
+    let e = set_recv_lowat(&s, usize::MAX).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+}

@@ -163,6 +163,18 @@ pub fn run_client(bin: &PathBuf, args: &[&str]) -> Output {
     child.wait_with_output().expect("client output")
 }
 
+/// Runs `client -c 127.0.0.1 -p PORT -J args…` against a fresh one-shot `server`; asserts the
+/// client succeeded and returns its JSON.
+pub fn one_shot_json(server: &PathBuf, client: &PathBuf, args: &[&str]) -> Value {
+    let srv = start_server(server, &["-1"]);
+    let port = srv.port.to_string();
+    let mut all = vec!["-c", "127.0.0.1", "-p", &port, "-J"];
+    all.extend_from_slice(args);
+    let out = run_client(client, &all);
+    assert_ok(&out);
+    json_of(&out)
+}
+
 /// Parses stdout as JSON, with the process output in the panic message on failure.
 pub fn json_of(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {

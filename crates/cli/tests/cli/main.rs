@@ -13,6 +13,7 @@ mod harness;
 mod history;
 mod interop_client;
 mod interop_server;
+mod io_batching;
 mod iperf2;
 mod keytree;
 mod lab;

@@ -403,6 +403,7 @@ impl ServerTest<'_> {
         obs.event(Event::TestStart(&report.start));
         let spec = StreamSpec {
             len: p.len as usize,
+            call_bytes: stream::call_bytes(p.len as usize, p.total_streams() as usize),
             repeating_payload: p.repeating_payload,
             rate: p.bandwidth.unwrap_or(0),
             rcv_timeout: self.cfg.rcv_timeout,

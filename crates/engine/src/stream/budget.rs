@@ -48,7 +48,18 @@ impl Budget {
         self.used_bytes.fetch_add(len, Ordering::Relaxed) < self.limit_bytes
     }
 
-    /// Receiver: records one read of `n` bytes. True when this read crossed the limit.
+    /// TCP receiver: records a read of `n` bytes, which may hold several (or part of one) of
+    /// the sender's `block`-byte blocks. True when this read crossed the limit.
+    pub(crate) fn record_stream(&self, n: u64, block: u64) -> bool {
+        if !self.armed.load(Ordering::Acquire) {
+            return false;
+        }
+        let limit = if self.limit_blocks > 0 { self.limit_blocks.saturating_mul(block) } else { self.limit_bytes };
+        let before = self.used_bytes.fetch_add(n, Ordering::Relaxed);
+        before < limit && before + n >= limit
+    }
+
+    /// UDP receiver: records one datagram of `n` bytes. True when it crossed the limit.
     pub(crate) fn record(&self, n: u64) -> bool {
         if !self.armed.load(Ordering::Acquire) {
             return false;
@@ -71,6 +82,19 @@ mod tests {
         let b = Budget::new(300, 0, true);
         assert!(b.claim(128) && b.claim(128) && b.claim(128));
         assert!(!b.claim(128));
+    }
+
+    #[test]
+    fn stream_reads_count_blocks_by_bytes() {
+        // -k 3 of 100-byte blocks: crossed by the read that brings the total to 300 bytes,
+        // however the reads split them.
+        let b = Budget::new(0, 3, true);
+        assert!(!b.record_stream(250, 100));
+        assert!(b.record_stream(60, 100));
+        assert!(!b.record_stream(500, 100), "crossed only once");
+        let n = Budget::new(1000, 0, true);
+        assert!(!n.record_stream(999, 128));
+        assert!(n.record_stream(1, 128));
     }
 
     #[test]

@@ -8,8 +8,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 pub(crate) struct Counters {
     /// Bytes written or read since the stream started (omit period included).
     pub bytes: AtomicU64,
-    /// Successful write or read calls.
-    pub blocks: AtomicU64,
     /// Thread CPU time (user, system) in microseconds, stored when the thread ends.
     pub cpu_user_us: AtomicU64,
     /// See `cpu_user_us`.

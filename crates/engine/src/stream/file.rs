@@ -38,7 +38,7 @@ pub(crate) fn send_loop(
     sock.set_write_timeout(Some(POLL)).map_err(|err| EngineError::Stream { op: "write to", err })?;
     let mut f = File::open(path).map_err(|e| file_err(path, e))?;
     let mut buf = vec![0u8; spec.len.max(1)];
-    let (mut total, mut blocks) = (0u64, 0u64);
+    let mut total = 0u64;
     let mut w = sock;
     loop {
         if stop.load(Ordering::Relaxed) {
@@ -70,8 +70,6 @@ pub(crate) fn send_loop(
                 Err(err) => return Err(EngineError::Stream { op: "write to", err }),
             }
         }
-        blocks += 1;
-        counters.blocks.store(blocks, Ordering::Relaxed);
     }
 }
 
@@ -86,7 +84,7 @@ pub(crate) fn recv_loop(
     sock.set_read_timeout(Some(POLL)).map_err(|err| EngineError::Stream { op: "read from", err })?;
     let mut f = OpenOptions::new().write(true).create(true).truncate(true).open(path).map_err(|e| file_err(path, e))?;
     let mut buf = vec![0u8; spec.len.clamp(1, 4 * 1024 * 1024)];
-    let (mut total, mut blocks) = (0u64, 0u64);
+    let mut total = 0u64;
     let mut r = sock;
     loop {
         match r.read(&mut buf) {
@@ -94,9 +92,7 @@ pub(crate) fn recv_loop(
             Ok(n) => {
                 f.write_all(&buf[..n]).map_err(|e| file_err(path, e))?;
                 total += n as u64;
-                blocks += 1;
                 counters.bytes.store(total, Ordering::Relaxed);
-                counters.blocks.store(blocks, Ordering::Relaxed);
             }
             Err(e) if transient(e.kind()) => {
                 if stop.load(Ordering::Relaxed) {

@@ -5,8 +5,10 @@
 //! interval, and stops the stream with a flag plus a socket shutdown.
 
 mod budget;
+mod buffer;
 mod counters;
 mod file;
+mod low_water;
 mod tcp;
 mod udp;
 pub(crate) mod udp_stats;
@@ -33,8 +35,11 @@ use wireperf_protocol::schema::Connected;
 /// What a stream thread needs to run.
 #[derive(Clone, Debug)]
 pub(crate) struct StreamSpec {
-    /// Block size for writes and reads.
+    /// Block size (`-l`): the unit of `-k`, of pacing, and of the receiver's low-water mark.
     pub len: usize,
+    /// Unpaced TCP: bytes one write or read call may move, a whole number of blocks
+    /// (see [`call_bytes`]).
+    pub call_bytes: usize,
     /// Random or `0123456789…` payload.
     pub repeating_payload: bool,
     /// Target rate in bit/s (0 = unlimited).
@@ -141,6 +146,24 @@ pub(crate) fn after_read_error(
         return Some(Ok(tcp::LoopEnd::Stopped));
     }
     Some(Err(fail(err)))
+}
+
+/// Buffer memory all the TCP streams of one test may use for their system calls together.
+const CALL_BUDGET: usize = 32 * 1024 * 1024;
+/// The most one stream moves in one call.
+const CALL_MAX: usize = 1024 * 1024;
+
+/// Bytes per write/read call for each of `streams` unpaced TCP streams with `len`-byte blocks.
+///
+/// iperf3 makes one system call per block (128 KiB by default). On a fast path the
+/// per-call cost (syscall, wake-ups, socket lock) is what limits one stream, so wireperf moves
+/// whole blocks, up to 1 MiB, per call: a single loopback stream went from about 20 to 40
+/// Gbit/s on the 2-vCPU VM (BENCHMARKS.md). Blocks stay the unit of `-k` and pacing; with
+/// many streams the size shrinks so the buffers stay under 32 MiB in all.
+pub(crate) fn call_bytes(len: usize, streams: usize) -> usize {
+    let len = len.max(1);
+    let per_stream = (CALL_BUDGET / streams.max(1)).min(CALL_MAX);
+    (per_stream / len).max(1) * len
 }
 
 /// The wire ids iperf3 gives streams in creation order: 1, 3, 4, 5, …
@@ -254,6 +277,11 @@ impl Stream {
     /// Marks the stream as past the running phase: receive timeouts no longer apply.
     pub(crate) fn set_draining(&self) {
         self.counters.draining.store(true, Ordering::Relaxed);
+        // A receiver that waits for whole blocks (SO_RCVLOWAT) reads the stream's tail at its
+        // next 10 ms timeout; with the mark lowered, the reads after that return at once.
+        if let (DataSock::Tcp(s), false) = (&*self.sock, self.sender) {
+            let _ = wireperf_sys::sockopt::set_recv_lowat(s, 1);
+        }
     }
 
     /// Stops the thread and waits for it; counters are final afterwards.
@@ -285,5 +313,21 @@ impl Stream {
 impl Drop for Stream {
     fn drop(&mut self) {
         self.stop(true);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::call_bytes;
+
+    #[test]
+    fn calls_move_whole_blocks_within_the_memory_budget() {
+        const K: usize = 1024;
+        assert_eq!(call_bytes(128 * K, 1), 1024 * K, "8 default blocks per call");
+        assert_eq!(call_bytes(128 * K, 64), 512 * K, "32 MiB shared by 64 streams");
+        assert_eq!(call_bytes(128 * K, 1000), 128 * K, "never less than one block");
+        assert_eq!(call_bytes(3000, 1), 349 * 3000, "whole blocks only");
+        assert_eq!(call_bytes(4096 * K, 1), 4096 * K, "a block above 1 MiB is one call");
+        assert_eq!(call_bytes(0, 0), 1024 * K, "degenerate input does not panic");
     }
 }

@@ -1,5 +1,6 @@
 //! The TCP send and receive loops.
 
+use super::low_water::{LowWater, Switch};
 use super::zerocopy::{BlockSender, receive};
 use super::{Budget, Counters, StreamSpec};
 use crate::error::EngineError;
@@ -11,6 +12,14 @@ use std::time::{Duration, Instant};
 /// How often a blocked stream thread looks at its stop flag. Short enough that the end of a
 /// test is not delayed noticeably, long enough that an idle thread costs nothing.
 const POLL: Duration = Duration::from_millis(50);
+
+/// The read timeout while the low-water mark is set. The kernel does not wake a reader
+/// blocked below the mark when the mark is lowered, only on new data or at the timeout, so a
+/// stream's last partial block (the sender stopped) waits at most this long.
+const LOW_WATER_POLL: Duration = Duration::from_millis(10);
+
+/// The largest buffer one stream thread uses for one system call.
+const MAX_CALL: usize = 4 * 1024 * 1024;
 
 /// Why a loop ended without error.
 #[derive(Debug, PartialEq, Eq)]
@@ -52,7 +61,8 @@ pub(crate) fn send_loop(
     budget: Option<&Budget>,
 ) -> Result<LoopEnd, EngineError> {
     sock.set_write_timeout(Some(POLL)).map_err(|err| EngineError::Stream { op: "write to", err })?;
-    let mut tx = BlockSender::new(sock, spec, &counters.io);
+    let mut tx = BlockSender::new(sock, spec, &counters.io)
+        .map_err(|err| EngineError::Stream { op: "allocate a buffer for", err })?;
     let res = send_blocks(&mut tx, spec, counters, stop, budget);
     tx.finish();
     res
@@ -65,9 +75,9 @@ fn send_blocks(
     stop: &AtomicBool,
     budget: Option<&Budget>,
 ) -> Result<LoopEnd, EngineError> {
-    let len = tx.len();
+    let (block, per_call) = (tx.block_len(), tx.blocks_per_call());
     let start = Instant::now();
-    let (mut total, mut blocks) = (0u64, 0u64);
+    let mut total = 0u64;
     loop {
         if stop.load(Ordering::Relaxed) {
             return Ok(LoopEnd::Stopped);
@@ -82,14 +92,19 @@ fn send_blocks(
                 continue;
             }
         }
-        if let Some(b) = budget
-            && !b.claim(len as u64)
-        {
+        // Each block is claimed on its own, so -n/-k end where iperf3's would even when
+        // several blocks go out in one call.
+        let granted = match budget {
+            Some(b) => (0..per_call).take_while(|_| b.claim(block as u64)).count(),
+            None => per_call,
+        };
+        if granted == 0 {
             return Ok(LoopEnd::Budget);
         }
+        let mut end = granted * block;
         let mut off = 0;
-        while off < len {
-            match tx.send(off) {
+        while off < end {
+            match tx.send(off, end) {
                 Ok(0) => {
                     let err = std::io::Error::new(ErrorKind::WriteZero, "peer closed the stream");
                     return Err(EngineError::Stream { op: "write to", err });
@@ -98,6 +113,11 @@ fn send_blocks(
                     off += n;
                     total += n as u64;
                     counters.bytes.store(total, Ordering::Relaxed);
+                    // On a slow path a many-block call takes a while: when the test ends,
+                    // finish only the block in progress, as a one-block call would.
+                    if off < end && stop.load(Ordering::Relaxed) {
+                        end = off.next_multiple_of(block);
+                    }
                 }
                 Err(e) if is_transient(e.kind()) => {
                     if stop.load(Ordering::Relaxed) {
@@ -112,8 +132,6 @@ fn send_blocks(
                 }
             }
         }
-        blocks += 1;
-        counters.blocks.store(blocks, Ordering::Relaxed);
     }
 }
 
@@ -128,20 +146,28 @@ pub(crate) fn recv_loop(
     on_budget: &dyn Fn(),
 ) -> Result<LoopEnd, EngineError> {
     sock.set_read_timeout(Some(POLL)).map_err(|err| EngineError::Stream { op: "read from", err })?;
-    let mut buf = vec![0u8; spec.len.clamp(1, 4 * 1024 * 1024)];
-    let (mut total, mut blocks) = (0u64, 0u64);
+    let block = spec.len.clamp(1, MAX_CALL);
+    let mut buf = super::buffer::zeroed(spec.call_bytes.clamp(block, MAX_CALL))
+        .map_err(|err| EngineError::Stream { op: "allocate a buffer for", err })?;
+    let mut total = 0u64;
     let mut last_data = Instant::now();
+    // The peer writes `block` bytes at a time; waking for less than that gains nothing.
+    let mut low_water = LowWater::new(block, last_data);
     counters.io.set_receive(spec.skip_rx_copy);
     loop {
         match receive(sock, &mut buf, spec.skip_rx_copy) {
             Ok(0) => return Ok(LoopEnd::Eof),
             Ok(n) => {
                 total += n as u64;
-                blocks += 1;
                 counters.bytes.store(total, Ordering::Relaxed);
-                counters.blocks.store(blocks, Ordering::Relaxed);
                 last_data = Instant::now();
-                if budget.is_some_and(|b| b.record(n as u64)) {
+                let switch = if counters.draining.load(Ordering::Relaxed) {
+                    low_water.retire()
+                } else {
+                    low_water.on_read(n, last_data)
+                };
+                apply_low_water(sock, switch, &low_water, counters);
+                if budget.is_some_and(|b| b.record_stream(n as u64, block as u64)) {
                     // Tell the test thread, but keep reading: the peer must not block, and
                     // what is still in flight is counted in the drain.
                     on_budget();
@@ -152,6 +178,9 @@ pub(crate) fn recv_loop(
             }
             Err(e) => {
                 let transient = is_transient(e.kind());
+                if transient {
+                    apply_low_water(sock, low_water.on_timeout(Instant::now()), &low_water, counters);
+                }
                 let fail = |err| EngineError::Stream { op: "read from", err };
                 let silent = last_data.elapsed();
                 if let Some(end) = super::after_read_error(e, transient, stop, counters, silent, spec.rcv_timeout, fail)
@@ -159,6 +188,24 @@ pub(crate) fn recv_loop(
                     return end;
                 }
             }
+        }
+    }
+}
+
+/// Applies a low-water switch to the socket. A kernel that refuses `SO_RCVLOWAT` only costs
+/// the optimisation, so the error is dropped; the mark shown in the JSON extras is the one
+/// the kernel accepted.
+fn apply_low_water(sock: &TcpStream, switch: Option<Switch>, low_water: &LowWater, counters: &Counters) {
+    let (bytes, timeout) = match switch {
+        None => return,
+        Some(Switch::On(bytes)) => (bytes, LOW_WATER_POLL),
+        Some(Switch::Off) => (1, POLL),
+    };
+    if wireperf_sys::sockopt::set_recv_lowat(sock, bytes).is_ok() {
+        // Same socket, same valid duration: cannot fail in a way the mark did not.
+        let _ = sock.set_read_timeout(Some(timeout));
+        if low_water.is_on() {
+            counters.io.note_low_water(bytes);
         }
     }
 }

@@ -282,7 +282,6 @@ pub(crate) fn send_loop(
                 slots += n;
                 u.packets.store(sent, Ordering::Relaxed);
                 counters.bytes.store(sent * len as u64, Ordering::Relaxed);
-                counters.blocks.store(sent, Ordering::Relaxed);
             }
             Err(e) if is_refusal(&e) => {
                 // Not sent: no sequence number used; the slots pass.
@@ -323,7 +322,7 @@ pub(crate) fn recv_loop(
     let mut lens = [0usize; MAX_BATCH];
     let mut stats = UdpRecvStats::new();
     let u = &counters.udp;
-    let (mut bytes, mut reads) = (0u64, 0u64);
+    let mut bytes = 0u64;
     let mut last_data = Instant::now();
     loop {
         // One receive call: a GRO train, or a recvmmsg batch.
@@ -344,7 +343,6 @@ pub(crate) fn recv_loop(
                         return;
                     }
                     bytes += d.len() as u64;
-                    reads += 1;
                     if let Some(h) = UdpHeader::read(d, wide) {
                         stats.record(h.seq, h.time_secs(), arrival);
                     }
@@ -362,7 +360,6 @@ pub(crate) fn recv_loop(
                 }
                 u.store_recv(&stats.totals());
                 counters.bytes.store(bytes, Ordering::Relaxed);
-                counters.blocks.store(reads, Ordering::Relaxed);
                 let now_us = wireperf_sys::clock::monotonic().as_micros() as u64;
                 u.last_rx_us.store(now_us, Ordering::Relaxed);
                 last_data = Instant::now();

@@ -76,6 +76,8 @@ pub(crate) struct IoReport {
     fallback: OnceLock<String>,
     zc_completed: AtomicU64,
     zc_copied: AtomicU64,
+    /// Receive side: the highest `SO_RCVLOWAT` the loop set (0 = never).
+    low_water: AtomicU64,
 }
 
 impl IoReport {
@@ -89,6 +91,11 @@ impl IoReport {
         self.recv.store(if skip { 2 } else { 1 }, Ordering::Relaxed);
     }
 
+    /// Records a receive low-water mark the kernel accepted.
+    pub(crate) fn note_low_water(&self, bytes: usize) {
+        self.low_water.fetch_max(bytes as u64, Ordering::Relaxed);
+    }
+
     /// The JSON extras, once the stream ran (None before).
     pub(crate) fn snapshot(&self) -> Option<StreamIo> {
         match self.recv.load(Ordering::Relaxed) {
@@ -98,6 +105,7 @@ impl IoReport {
                     direction: "receive".into(),
                     requested: name.into(),
                     used: name.into(),
+                    low_water_bytes: Some(self.low_water.load(Ordering::Relaxed)).filter(|&b| b > 0),
                     ..Default::default()
                 });
             }
@@ -113,6 +121,7 @@ impl IoReport {
             fallback: self.fallback.get().cloned(),
             zerocopy_completed: zc.then(|| self.zc_completed.load(Ordering::Relaxed)),
             zerocopy_copied: zc.then(|| self.zc_copied.load(Ordering::Relaxed)),
+            low_water_bytes: None,
         })
     }
 }
@@ -126,7 +135,10 @@ enum Path {
 /// Sends one fixed block over and over through the chosen path.
 pub(crate) struct BlockSender<'a> {
     sock: &'a TcpStream,
-    buf: Vec<u8>,
+    /// `per_call` copies of the block, back to back.
+    buf: memmap2::MmapMut,
+    block: usize,
+    per_call: usize,
     path: Path,
     report: &'a IoReport,
     /// The test hook is armed and has not fired yet.
@@ -136,8 +148,11 @@ pub(crate) struct BlockSender<'a> {
 impl<'a> BlockSender<'a> {
     /// Prepares the path `spec.send_mode` asks for; falls back to `write()` at once when the
     /// memfd or `SO_ZEROCOPY` cannot be had.
-    pub(crate) fn new(sock: &'a TcpStream, spec: &StreamSpec, report: &'a IoReport) -> Self {
-        let buf = super::tcp::payload(spec.len.max(1), spec.repeating_payload);
+    pub(crate) fn new(sock: &'a TcpStream, spec: &StreamSpec, report: &'a IoReport) -> io::Result<Self> {
+        let block = spec.len.max(1);
+        // Paced streams keep one block per call: the pacing step is a block, as in iperf3.
+        let per_call = if spec.rate > 0 { 1 } else { (spec.call_bytes / block).max(1) };
+        let buf = super::buffer::repeated(&super::tcp::payload(block, spec.repeating_payload), per_call)?;
         let mode = spec.send_mode;
         report.requested.store(mode.code(), Ordering::Relaxed);
         report.used.store(mode.code(), Ordering::Relaxed);
@@ -159,17 +174,23 @@ impl<'a> BlockSender<'a> {
             },
         };
         let refuse_once = mode != SendMode::Write && std::env::var_os(REFUSE_ENV).is_some();
-        Self { sock, buf, path, report, refuse_once }
+        Ok(Self { sock, buf, block, per_call, path, report, refuse_once })
     }
 
-    /// Block length.
-    pub(crate) fn len(&self) -> usize {
-        self.buf.len()
+    /// Block length (`-l`).
+    pub(crate) fn block_len(&self) -> usize {
+        self.block
     }
 
-    /// Sends (part of) the block from byte `off`; returns how many bytes went out.
-    pub(crate) fn send(&mut self, off: usize) -> io::Result<usize> {
-        let rest = self.buf.get(off..).unwrap_or_default();
+    /// How many whole blocks one call may send.
+    pub(crate) fn blocks_per_call(&self) -> usize {
+        self.per_call
+    }
+
+    /// Sends (part of) bytes `off..end` of the buffer (`end` at most `block_len() *
+    /// blocks_per_call()`); returns how many bytes went out.
+    pub(crate) fn send(&mut self, off: usize, end: usize) -> io::Result<usize> {
+        let rest = self.buf.get(off..end.min(self.buf.len())).unwrap_or_default();
         let refused = std::mem::take(&mut self.refuse_once);
         match &mut self.path {
             Path::Write => (&mut &*self.sock).write(rest),
@@ -310,6 +331,7 @@ mod tests {
     fn spec(mode: SendMode) -> StreamSpec {
         StreamSpec {
             len: 128 * 1024,
+            call_bytes: 128 * 1024,
             repeating_payload: false,
             rate: 0,
             rcv_timeout: std::time::Duration::from_secs(5),
@@ -321,7 +343,13 @@ mod tests {
         }
     }
 
-    fn run(mode: SendMode, blocks: usize) -> (u64, Option<StreamIo>) {
+    fn run(mode: SendMode, calls: usize) -> (u64, Option<StreamIo>) {
+        run_spec(&spec(mode), calls)
+    }
+
+    /// Makes `calls` full calls (every block the sender may send at once) and counts what the
+    /// peer read.
+    fn run_spec(spec: &StreamSpec, calls: usize) -> (u64, Option<StreamIo>) {
         let (tx, mut rx) = pair();
         let reader = std::thread::spawn(move || {
             let mut n = 0u64;
@@ -334,11 +362,12 @@ mod tests {
             }
         });
         let report = IoReport::default();
-        let mut s = BlockSender::new(&tx, &spec(mode), &report);
-        for _ in 0..blocks {
+        let mut s = BlockSender::new(&tx, spec, &report).unwrap();
+        let end = s.block_len() * s.blocks_per_call();
+        for _ in 0..calls {
             let mut off = 0;
-            while off < s.len() {
-                off += s.send(off).unwrap();
+            while off < end {
+                off += s.send(off, end).unwrap();
             }
         }
         s.finish();
@@ -365,6 +394,20 @@ mod tests {
         assert!(io.fallback.unwrap().contains("copied"));
         let (done, copied) = (io.zerocopy_completed.unwrap(), io.zerocopy_copied.unwrap());
         assert!(done >= ZC_JUDGE_AFTER && copied * 10 >= done * 9, "{done} {copied}");
+    }
+
+    #[test]
+    fn several_blocks_per_call_on_every_path_unless_paced() {
+        for mode in [SendMode::Write, SendMode::Sendfile, SendMode::MsgZerocopy] {
+            let sp = StreamSpec { call_bytes: 1024 * 1024, ..spec(mode) };
+            let (n, io) = run_spec(&sp, 5);
+            assert_eq!(n, 5 * 8 * 128 * 1024, "{mode:?}");
+            assert_eq!(io.unwrap().fallback, None, "{mode:?}");
+        }
+        let paced = StreamSpec { call_bytes: 1024 * 1024, rate: 1_000_000, ..spec(SendMode::Write) };
+        let report = IoReport::default();
+        let (tx, _rx) = pair();
+        assert_eq!(BlockSender::new(&tx, &paced, &report).unwrap().blocks_per_call(), 1);
     }
 
     #[test]

@@ -158,6 +158,10 @@ pub struct StreamIo {
     /// `MSG_ZEROCOPY`: of those, sends the kernel copied anyway.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub zerocopy_copied: Option<u64>,
+    /// Receive side: the `SO_RCVLOWAT` the loop set while the stream was fast (absent if the
+    /// stream never was), so a reader can tell whole-block wake-ups were used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub low_water_bytes: Option<u64>,
 }
 
 /// CPU use of both hosts over the test, percent.

@@ -1,0 +1,51 @@
+//! Fast TCP streams move several `-l` blocks per system call and wake their reader once per
+//! block (`SO_RCVLOWAT`); the counts users see stay iperf3's: `-n`/`-k` end on the same byte
+//! as a stock iperf3 client, receivers count every byte, and paced or slow streams keep
+//! reading as data arrives.
+
+use crate::harness::{iperf3, one_shot_json, u, wireperf};
+use serde_json::Value;
+
+/// The first stream's wireperf I/O extras.
+fn io_of(doc: &Value) -> &Value {
+    doc.pointer("/end/streams/0/wireperf_io").unwrap_or_else(|| panic!("no wireperf_io in {}", doc["end"]))
+}
+
+#[test]
+fn budgets_end_on_the_same_byte_as_a_stock_client() {
+    // Block sizes that do not divide 1 MiB or -n, so a many-block call must be cut short.
+    for args in [&["-n", "10M", "-l", "300K"][..], &["-k", "37", "-l", "100K"], &["-n", "4000001", "-l", "7000"]] {
+        let theirs = u(&one_shot_json(&iperf3(), &iperf3(), args), "/end/sum_sent/bytes");
+        let ours = u(&one_shot_json(&iperf3(), &wireperf(), args), "/end/sum_sent/bytes");
+        assert_eq!(ours, theirs, "{args:?}");
+    }
+}
+
+#[test]
+fn a_fast_receiver_wakes_per_block_and_counts_every_byte() {
+    // -R: this client receives from a wireperf server at loopback speed (Gbit/s), far above
+    // the 0.5 Gbit/s at which the low-water mark is set.
+    let doc = one_shot_json(&wireperf(), &wireperf(), &["-t", "1", "-R"]);
+    assert_eq!(u(&doc, "/end/sum_received/bytes"), u(&doc, "/end/sum_sent/bytes"), "{}", doc["end"]);
+    let io = io_of(&doc);
+    assert_eq!(io["direction"], "receive", "{io}");
+    assert_eq!(io["low_water_bytes"], 128 * 1024, "{io}");
+}
+
+#[test]
+fn a_paced_receiver_never_waits_for_whole_blocks() {
+    // 20 Mbit/s: a 128 KiB block takes 52 ms, far slower than the mark's threshold, so every
+    // read returns what has arrived and the intervals stay even.
+    let doc = one_shot_json(&wireperf(), &wireperf(), &["-t", "2", "-R", "-b", "20M"]);
+    assert_eq!(u(&doc, "/end/sum_received/bytes"), u(&doc, "/end/sum_sent/bytes"));
+    assert!(io_of(&doc).get("low_water_bytes").is_none(), "{}", io_of(&doc));
+}
+
+#[test]
+fn many_blocks_per_call_are_counted_in_blocks_of_l() {
+    // A wireperf server drains every byte; -k 100 is 100 blocks of 128 KiB however many
+    // calls (1 MiB each) carried them.
+    let doc = one_shot_json(&wireperf(), &wireperf(), &["-k", "100"]);
+    assert_eq!(u(&doc, "/end/sum_sent/bytes"), 100 * 128 * 1024);
+    assert_eq!(u(&doc, "/end/sum_received/bytes"), 100 * 128 * 1024, "{}", doc["end"]);
+}
