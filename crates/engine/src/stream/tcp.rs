@@ -193,8 +193,8 @@ pub(crate) fn recv_loop(
 }
 
 /// Applies a low-water switch to the socket. A kernel that refuses `SO_RCVLOWAT` only costs
-/// the optimisation, so the error is dropped; the mark shown in the JSON extras is the one
-/// the kernel accepted.
+/// the optimisation, so the error is dropped. The mark shown in the JSON extras is the one the
+/// kernel kept: it caps the mark at half the receive buffer (e.g. with a small `-w`).
 fn apply_low_water(sock: &TcpStream, switch: Option<Switch>, low_water: &LowWater, counters: &Counters) {
     let (bytes, timeout) = match switch {
         None => return,
@@ -205,7 +205,7 @@ fn apply_low_water(sock: &TcpStream, switch: Option<Switch>, low_water: &LowWate
         // Same socket, same valid duration: cannot fail in a way the mark did not.
         let _ = sock.set_read_timeout(Some(timeout));
         if low_water.is_on() {
-            counters.io.note_low_water(bytes);
+            counters.io.note_low_water(wireperf_sys::sockopt::recv_lowat(sock).unwrap_or(bytes));
         }
     }
 }
