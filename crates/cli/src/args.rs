@@ -191,6 +191,8 @@ pub struct IperfArgs {
     #[arg(short = 'k', long = "blockcount", value_name = "BLOCKS", help_heading = "Client specific")]
     pub blockcount: Option<String>,
     /// Length of buffer to read or write (default 128 KB for TCP, MSS or 1460 for UDP).
+    /// The unit of -k and of -b pacing; unpaced TCP streams move several whole blocks per
+    /// system call (up to 1 MiB).
     #[arg(short = 'l', long = "length", value_name = "BYTES", help_heading = "Client specific")]
     pub length: Option<String>,
     /// Bind the data streams to this client port (stream i uses PORT+i).
