@@ -76,7 +76,7 @@ impl ServerHooks for Hooks {
 
     fn record(&mut self, rec: &ServerRecord) {
         if let Some(m) = self.metrics.as_ref().filter(|_| rec.kind == RecordKind::Refused) {
-            m.refused();
+            m.refused(rec.limit);
         }
         self.error(&crate::server_log::format(rec, self.log_format));
     }
@@ -84,7 +84,7 @@ impl ServerHooks for Hooks {
     fn log(&mut self, line: &str) {
         // The serve loop reports a client turned away while busy as "refused <addr>: …".
         if let Some(m) = self.metrics.as_ref().filter(|_| line.starts_with("refused ")) {
-            m.refused();
+            m.refused(None);
         }
         self.error(&format!("wireperf: {line}"));
     }

@@ -31,6 +31,9 @@ fn to_text(rec: &ServerRecord) -> String {
     if let Some(e) = rec.i_errno {
         line.push_str(&format!(" i_errno={e}"));
     }
+    if let Some(l) = rec.limit {
+        line.push_str(&format!(" limit={}", l.flag()));
+    }
     if let Some(r) = &rec.reason {
         // Quoted, with quotes and newlines escaped, so a line stays one line.
         line.push_str(&format!(" reason={}", Value::String(r.clone())));
@@ -58,6 +61,9 @@ fn to_json(rec: &ServerRecord, now: SystemTime) -> Value {
     }
     if let Some(e) = rec.i_errno {
         m.insert("i_errno".into(), json!(e));
+    }
+    if let Some(l) = rec.limit {
+        m.insert("limit".into(), json!(l.flag()));
     }
     if let Some(r) = &rec.reason {
         m.insert("reason".into(), json!(r));
@@ -90,6 +96,10 @@ mod tests {
         );
         let r = ServerRecord::new(RecordKind::Dropped, None).because("a\nb");
         assert_eq!(to_text(&r), "wireperf: dropped reason=\"a\\nb\"");
+        let mut r = ServerRecord::new(RecordKind::Refused, None).because("full");
+        r.limit = Some(wireperf_engine::server::Limit::MaxTestsPerClient);
+        assert_eq!(to_text(&r), "wireperf: refused limit=--max-tests-per-client reason=\"full\"");
+        assert_eq!(to_json(&r, UNIX_EPOCH)["limit"], "--max-tests-per-client");
     }
 
     #[test]

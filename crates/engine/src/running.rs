@@ -126,8 +126,8 @@ impl TestRun {
     ///
     /// `target(s)` is the sender's total: bytes for TCP, datagrams for UDP. A UDP stream has
     /// no end-of-stream, and lost datagrams never arrive: it is also done once nothing arrived
-    /// for [`UDP_QUIET`] (everything was sent before TEST_END, so what is still missing then
-    /// is lost).
+    /// for [`UDP_QUIET`] and nothing waits in its socket (everything was sent before TEST_END,
+    /// so what is still missing then is lost).
     pub(crate) fn drain_receivers(&mut self, deadline: Instant, target: &dyn Fn(&Stream) -> Option<u64>) {
         for s in self.streams.iter().filter(|s| !s.sender) {
             s.set_draining();
@@ -144,7 +144,11 @@ impl TestRun {
                     let unique = u.unique.load(std::sync::atomic::Ordering::Relaxed);
                     let last = Duration::from_micros(u.last_rx_us.load(std::sync::atomic::Ordering::Relaxed));
                     let quiet_since = last.max(started);
-                    return target(s).is_some_and(|t| unique >= t) || now.saturating_sub(quiet_since) >= UDP_QUIET;
+                    // Quiet means nothing arrived *and* nothing waits unread: on a loaded
+                    // machine the receiving thread can be off the CPU for longer than
+                    // UDP_QUIET while datagrams sit in its socket.
+                    let quiet = now.saturating_sub(quiet_since) >= UDP_QUIET && !s.has_queued_input();
+                    return target(s).is_some_and(|t| unique >= t) || quiet;
                 }
                 target(s).is_some_and(|t| s.counters.bytes() >= t)
             });

@@ -16,16 +16,21 @@ use prometheus_client::metrics::info::Info;
 use prometheus_client::registry::Registry;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use wireperf_engine::server::Limit;
 use wireperf_engine::{EngineError, Outcome};
 use wireperf_protocol::schema::End;
 
 /// Every metric on the server's `/metrics`: (name as scraped, help).
-pub const SERVER_METRICS: [(&str, &str); 7] = [
+pub const SERVER_METRICS: [(&str, &str); 8] = [
     ("wireperf_server_tests_served_total", "Tests that ran to the end"),
     ("wireperf_server_tests_failed_total", "Tests that started and failed (client gone, stream error, interrupt)"),
     (
         "wireperf_server_tests_refused_total",
         "Clients turned away: the server was busy, or the test's parameters were refused (e.g. --server-bitrate-limit)",
+    ),
+    (
+        "wireperf_server_tests_per_client_limited_total",
+        "Of the refused: clients whose address already ran --max-tests-per-client tests",
     ),
     ("wireperf_server_received_bytes_total", "Payload bytes the server received in tests"),
     ("wireperf_server_sent_bytes_total", "Payload bytes the server sent in tests"),
@@ -38,6 +43,7 @@ struct Counters {
     served: Counter,
     failed: Counter,
     refused: Counter,
+    per_client_limited: Counter,
     received: Counter,
     sent: Counter,
     active: Gauge,
@@ -94,9 +100,12 @@ impl ServerMetrics {
         };
     }
 
-    /// A client was turned away before a test started (server busy).
-    pub fn refused(&self) {
+    /// A client was turned away before a test started, because of `limit` if one is known.
+    pub fn refused(&self, limit: Option<Limit>) {
         self.c.refused.inc();
+        if limit == Some(Limit::MaxTestsPerClient) {
+            self.c.per_client_limited.inc();
+        }
     }
 
     /// The `/metrics` text.
@@ -107,10 +116,11 @@ impl ServerMetrics {
         r.register("tests_served", h(0), c.served.clone());
         r.register("tests_failed", h(1), c.failed.clone());
         r.register("tests_refused", h(2), c.refused.clone());
-        r.register("received_bytes", h(3), c.received.clone());
-        r.register("sent_bytes", h(4), c.sent.clone());
-        r.register("active_tests", h(5), c.active.clone());
-        r.register("build", h(6), Info::new(vec![("version".to_string(), env!("CARGO_PKG_VERSION").to_string())]));
+        r.register("tests_per_client_limited", h(3), c.per_client_limited.clone());
+        r.register("received_bytes", h(4), c.received.clone());
+        r.register("sent_bytes", h(5), c.sent.clone());
+        r.register("active_tests", h(6), c.active.clone());
+        r.register("build", h(7), Info::new(vec![("version".to_string(), env!("CARGO_PKG_VERSION").to_string())]));
         let mut text = String::new();
         let _ = encode(&mut text, &r);
         text
@@ -170,12 +180,14 @@ mod tests {
         m.test_done(&outcome(vec![recv, send], None));
         m.test_done(&outcome(vec![], Some(EngineError::RecvTimeout)));
         m.test_done(&outcome(vec![], Some(EngineError::Refused("bitrate too high".into()))));
-        m.refused();
+        m.refused(Some(Limit::MaxTests));
+        m.refused(Some(Limit::MaxTestsPerClient));
         let t = m.render();
         for line in [
             "wireperf_server_tests_served_total 1",
             "wireperf_server_tests_failed_total 1",
-            "wireperf_server_tests_refused_total 2",
+            "wireperf_server_tests_refused_total 3",
+            "wireperf_server_tests_per_client_limited_total 1",
             "wireperf_server_received_bytes_total 900",
             "wireperf_server_sent_bytes_total 500",
             "wireperf_server_active_tests 1",

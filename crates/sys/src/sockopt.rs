@@ -14,6 +14,7 @@
 //! | `--dont-fragment` | [`set_dont_fragment`] / [`dont_fragment`] |
 //! | UDP receive drops | [`set_rxq_ovfl`] / [`rxq_ovfl`], read with [`crate::drop_counter`]; the same counter at any time with [`socket_drops`] |
 //! | fast TCP receivers (no flag) | [`set_recv_lowat`] / [`recv_lowat`] (`SO_RCVLOWAT`) |
+//! | UDP drain (no flag) | [`receive_queue_bytes`] (`SO_MEMINFO`) |
 //! | exact UDP sends | [`set_recverr`] (`IP_RECVERR`: a datagram dropped by the local qdisc fails with `ENOBUFS` instead of vanishing) |
 //!
 //! socket2 (through [`SockRef`]) covers what it can; libc covers the rest (pacing, PMTU
@@ -281,11 +282,25 @@ pub fn rxq_ovfl(fd: impl AsFd) -> io::Result<bool> {
 pub fn socket_drops(fd: impl AsFd) -> io::Result<u32> {
     /// `SK_MEMINFO_DROPS` in `linux/sock_diag.h`.
     const SK_MEMINFO_DROPS: usize = 8;
+    meminfo(fd, SK_MEMINFO_DROPS, "SO_MEMINFO has no drop counter")
+}
+
+/// Memory held by the socket's receive queue (`SK_MEMINFO_RMEM_ALLOC`): 0 exactly when
+/// nothing waits to be read. A UDP receiver that has been quiet for a while may still have
+/// datagrams queued when its thread was not scheduled; this tells the two apart.
+pub fn receive_queue_bytes(fd: impl AsFd) -> io::Result<u32> {
+    /// `SK_MEMINFO_RMEM_ALLOC` in `linux/sock_diag.h`.
+    const SK_MEMINFO_RMEM_ALLOC: usize = 0;
+    meminfo(fd, SK_MEMINFO_RMEM_ALLOC, "SO_MEMINFO has no receive memory")
+}
+
+/// One entry of `getsockopt(SO_MEMINFO)`.
+fn meminfo(fd: impl AsFd, index: usize, missing: &str) -> io::Result<u32> {
     let (v, len) = raw::getsockopt::<[u32; 16]>(fd.as_fd(), libc::SOL_SOCKET, libc::SO_MEMINFO)?;
-    if len < (SK_MEMINFO_DROPS + 1) * 4 {
-        return Err(io::Error::new(io::ErrorKind::Unsupported, "SO_MEMINFO has no drop counter"));
+    if len < (index + 1) * 4 {
+        return Err(io::Error::new(io::ErrorKind::Unsupported, missing.to_string()));
     }
-    Ok(v[SK_MEMINFO_DROPS])
+    Ok(v[index])
 }
 
 /// Enables extended error reporting (`IP_RECVERR`, and `IPV6_RECVERR` on IPv6 sockets).

@@ -224,6 +224,21 @@ fn socket_drops_counts_receive_queue_overflow() {
 }
 
 #[test]
+fn receive_queue_bytes_is_zero_only_when_nothing_waits() {
+    let (tx, rx) = udp_pair_v4();
+    assert_eq!(receive_queue_bytes(&rx).unwrap(), 0);
+    tx.send(&[7u8; 1000]).unwrap();
+    tx.send(&[7u8; 1000]).unwrap();
+    // Loopback delivers within send(); the queue holds both datagrams (as skb truesize).
+    assert!(receive_queue_bytes(&rx).unwrap() >= 2000);
+    let mut buf = [0u8; 2048];
+    rx.recv(&mut buf).unwrap();
+    assert!(receive_queue_bytes(&rx).unwrap() >= 1000, "one still queued");
+    rx.recv(&mut buf).unwrap();
+    assert_eq!(receive_queue_bytes(&rx).unwrap(), 0);
+}
+
+#[test]
 fn recverr_on_both_families() {
     let (tx, _) = udp_pair_v4();
     set_recverr(&tx, true).unwrap();

@@ -411,6 +411,34 @@ fn server_metrics_count_tests_and_bytes() {
 }
 
 #[test]
+fn server_metrics_count_per_client_refusals() {
+    let mport = free_port();
+    let maddr = format!("127.0.0.1:{mport}");
+    // Two slots, one per address: a second test from 127.0.0.1 is refused by the per-client
+    // limit, not by the slot count.
+    let srv = start_server(&wireperf(), &["--metrics", &maddr, "--max-tests", "2", "--max-tests-per-client", "1"]);
+    wait_for_port_without_connecting(mport);
+    let port = srv.port.to_string();
+    let first = Command::new(iperf3())
+        .args(["-c", "127.0.0.1", "-p", &port, "-t", "2"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(600));
+    let second = run_client(&iperf3(), &["-c", "127.0.0.1", "-p", &port, "-t", "1"]);
+    assert!(!second.status.success(), "the second test from the same address must be refused");
+    let url = format!("http://{maddr}/metrics");
+    let (_, t) = get(&url, &[], &[]);
+    assert_eq!(sample(&t, "wireperf_server_tests_per_client_limited_total", &[]), Some(1.0), "{t}");
+    assert_eq!(sample(&t, "wireperf_server_tests_refused_total", &[]), Some(1.0), "{t}");
+    assert_eq!(sample(&t, "wireperf_server_active_tests", &[]), Some(1.0), "{t}");
+    let mut first = first;
+    assert!(first.wait().unwrap().success());
+    assert!(srv.stderr_text().contains("limit=--max-tests-per-client"), "{}", srv.stderr_text());
+}
+
+#[test]
 fn metrics_flag_is_server_only() {
     let out = run_client(&wireperf(), &["-c", "127.0.0.1", "--metrics", "127.0.0.1:1"]);
     assert_eq!(out.status.code(), Some(1));

@@ -18,7 +18,7 @@ mod registry;
 mod test;
 
 pub use policy::{AuthContext, AuthHook, Authorizer};
-pub use record::{RecordKind, ServerRecord, bytes_moved};
+pub use record::{Limit, RecordKind, ServerRecord, bytes_moved};
 
 use crate::config::ServerConfig;
 use crate::ctrl::{Ctrl, Wake};
@@ -135,7 +135,7 @@ impl Server {
                     let _ = a.notify.send(Wake::Interrupt);
                 }
                 for w in reg.evict_waiting(|_| false) {
-                    refuse(hooks, w.sock, w.addr, "the server is shutting down", Some(w.since.elapsed()));
+                    refuse(hooks, w.sock, w.addr, "the server is shutting down", Some(w.since.elapsed()), None);
                 }
                 continue;
             }
@@ -160,13 +160,13 @@ impl Server {
                         } else {
                             let why =
                                 format!("a connection with the cookie of test {} outside stream setup", a.test_no);
-                            refuse(hooks, sock, addr, &why, None);
+                            refuse(hooks, sock, addr, &why, None, None);
                         }
                         continue;
                     }
                     let arrived = SystemTime::now();
                     if draining == Draining::Yes {
-                        refuse(hooks, sock, addr, "the server is finishing its last test", None);
+                        refuse(hooks, sock, addr, "the server is finishing its last test", None, None);
                         continue;
                     }
                     match reg.admit(addr.ip()) {
@@ -182,11 +182,11 @@ impl Server {
                                 }
                                 Err(w) => {
                                     let why = format!("{}, and the queue is full", full.describe());
-                                    refuse(hooks, w.sock, w.addr, &why, None);
+                                    refuse(hooks, w.sock, w.addr, &why, None, Some(Limit::QueueMax));
                                 }
                             }
                         }
-                        Err(full) => refuse(hooks, sock, addr, &full.describe(), None),
+                        Err(full) => refuse(hooks, sock, addr, &full.describe(), None, Some(full.limit())),
                     }
                 }
                 Inbound::Note(line, addr) => {
@@ -241,7 +241,7 @@ impl Server {
                 continue;
             }
             let why = format!("no slot became free within --queue {}s", limit.as_secs());
-            refuse(hooks, w.sock, w.addr, &why, Some(w.since.elapsed()));
+            refuse(hooks, w.sock, w.addr, &why, Some(w.since.elapsed()), Some(Limit::Queue));
         }
         for (addr, waited) in left {
             let mut rec = ServerRecord::new(RecordKind::Dropped, Some(addr)).because("the client left the queue");
@@ -315,12 +315,20 @@ impl Server {
 }
 
 /// Sends the busy byte, closes, and records why.
-fn refuse(hooks: &mut dyn ServerHooks, mut sock: TcpStream, addr: SocketAddr, why: &str, waited: Option<Duration>) {
+fn refuse(
+    hooks: &mut dyn ServerHooks,
+    mut sock: TcpStream,
+    addr: SocketAddr,
+    why: &str,
+    waited: Option<Duration>,
+    limit: Option<Limit>,
+) {
     let _ = sock.set_nonblocking(false);
     let _ = sock.set_write_timeout(Some(Duration::from_secs(1)));
     let _ = sock.write_all(&ServerSession::busy_reply());
     let mut rec = ServerRecord::new(RecordKind::Refused, Some(addr)).because(why);
     rec.duration = waited;
+    rec.limit = limit;
     rec.i_errno = Some(wireperf_protocol::IperfErrno::ACCESSDENIED.0);
     hooks.record(&rec);
 }

@@ -38,6 +38,31 @@ impl RecordKind {
     }
 }
 
+/// The server limit that turned a client away, named by its flag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// `--max-tests`: every slot was taken.
+    MaxTests,
+    /// `--max-tests-per-client`: this address already ran as many tests as it may.
+    MaxTestsPerClient,
+    /// `--queue-max`: the queue of waiting clients was full.
+    QueueMax,
+    /// `--queue SECS`: no slot became free while the client waited.
+    Queue,
+}
+
+impl Limit {
+    /// The command-line flag, as shown in log lines (`limit=` / `"limit"`).
+    pub fn flag(self) -> &'static str {
+        match self {
+            Limit::MaxTests => "--max-tests",
+            Limit::MaxTestsPerClient => "--max-tests-per-client",
+            Limit::QueueMax => "--queue-max",
+            Limit::Queue => "--queue",
+        }
+    }
+}
+
 /// One log record.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ServerRecord {
@@ -55,13 +80,15 @@ pub struct ServerRecord {
     pub reason: Option<String>,
     /// The iperf3 code the client was told, if any.
     pub i_errno: Option<i32>,
+    /// Refusals: the limit that caused it (none for e.g. a stray data connection).
+    pub limit: Option<Limit>,
 }
 
 impl ServerRecord {
     /// A record with only a kind and a peer.
     pub fn new(kind: RecordKind, client: Option<SocketAddr>) -> Self {
         let client = client.map(canonical);
-        Self { kind, test: None, client, duration: None, bytes: None, reason: None, i_errno: None }
+        Self { kind, test: None, client, duration: None, bytes: None, reason: None, i_errno: None, limit: None }
     }
 
     /// Sets the reason.
@@ -84,6 +111,7 @@ impl ServerRecord {
             bytes: Some(bytes_moved(&outcome.report)),
             reason,
             i_errno,
+            limit: None,
         }
     }
 }

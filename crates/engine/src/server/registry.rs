@@ -18,6 +18,14 @@ pub(super) enum Full {
 }
 
 impl Full {
+    /// The limit's flag, for the record.
+    pub(super) fn limit(&self) -> super::Limit {
+        match self {
+            Full::Slots(_) => super::Limit::MaxTests,
+            Full::PerClient(_) => super::Limit::MaxTestsPerClient,
+        }
+    }
+
     pub(super) fn describe(&self) -> String {
         match self {
             Full::Slots(n) => format!("the server is busy running {n} test(s) (--max-tests {n})"),

@@ -304,6 +304,12 @@ impl Stream {
         }
     }
 
+    /// True while data waits in the socket's receive queue, i.e. the thread has not read it
+    /// yet (it may not have been scheduled). Unknown counts as empty.
+    pub(crate) fn has_queued_input(&self) -> bool {
+        wireperf_sys::sockopt::receive_queue_bytes(&*self.sock).is_ok_and(|b| b > 0)
+    }
+
     /// True once the thread has exited.
     pub(crate) fn is_finished(&self) -> bool {
         self.thread.as_ref().is_none_or(|t| t.is_finished())
