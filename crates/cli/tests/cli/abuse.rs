@@ -329,13 +329,7 @@ fn one_server_survives_every_abuse_and_returns_to_its_baseline() {
     cases.push("client gone during the results exchange (half a results message)");
 
     // 7. A data connection with an unknown cookie while a test runs.
-    let p = port.to_string();
-    let mut first = Command::new(iperf3())
-        .args(["-c", "127.0.0.1", "-p", &p, "-t", "2"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut first = spawn_iperf3(port, &["-t", "2"]);
     std::thread::sleep(Duration::from_millis(700));
     let mut stray = TcpStream::connect(("127.0.0.1", port)).unwrap();
     stray.set_read_timeout(Some(Duration::from_secs(5))).unwrap();

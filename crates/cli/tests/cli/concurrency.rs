@@ -3,19 +3,8 @@
 
 use crate::harness::*;
 use serde_json::Value;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
-
-fn spawn_iperf3(port: u16, args: &[&str]) -> Child {
-    let p = port.to_string();
-    Command::new(iperf3())
-        .args(["-c", "127.0.0.1", "-p", &p])
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("iperf3")
-}
 
 fn finish(c: Child) -> std::process::Output {
     c.wait_with_output().expect("iperf3 output")

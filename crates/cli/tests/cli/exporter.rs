@@ -2,7 +2,7 @@
 //! `prometheus` package) and queried through its HTTP API.
 
 use crate::harness::{
-    ServerProc, free_port, iperf3, run_client, start_server, wait_for_port_without_connecting, wireperf,
+    ServerProc, free_port, iperf3, run_client, spawn_iperf3, start_server, wait_for_port_without_connecting, wireperf,
 };
 use serde_json::Value;
 use std::path::PathBuf;
@@ -419,12 +419,7 @@ fn server_metrics_count_per_client_refusals() {
     let srv = start_server(&wireperf(), &["--metrics", &maddr, "--max-tests", "2", "--max-tests-per-client", "1"]);
     wait_for_port_without_connecting(mport);
     let port = srv.port.to_string();
-    let first = Command::new(iperf3())
-        .args(["-c", "127.0.0.1", "-p", &port, "-t", "2"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut first = spawn_iperf3(srv.port, &["-t", "2"]);
     std::thread::sleep(Duration::from_millis(600));
     let second = run_client(&iperf3(), &["-c", "127.0.0.1", "-p", &port, "-t", "1"]);
     assert!(!second.status.success(), "the second test from the same address must be refused");
@@ -433,7 +428,6 @@ fn server_metrics_count_per_client_refusals() {
     assert_eq!(sample(&t, "wireperf_server_tests_per_client_limited_total", &[]), Some(1.0), "{t}");
     assert_eq!(sample(&t, "wireperf_server_tests_refused_total", &[]), Some(1.0), "{t}");
     assert_eq!(sample(&t, "wireperf_server_active_tests", &[]), Some(1.0), "{t}");
-    let mut first = first;
     assert!(first.wait().unwrap().success());
     assert!(srv.stderr_text().contains("limit=--max-tests-per-client"), "{}", srv.stderr_text());
 }

@@ -163,6 +163,19 @@ pub fn run_client(bin: &PathBuf, args: &[&str]) -> Output {
     child.wait_with_output().expect("client output")
 }
 
+/// Starts a stock iperf3 client against 127.0.0.1:`port` in the background (output piped;
+/// it is small, so an unread pipe never blocks it).
+pub fn spawn_iperf3(port: u16, args: &[&str]) -> std::process::Child {
+    let p = port.to_string();
+    Command::new(iperf3())
+        .args(["-c", "127.0.0.1", "-p", &p])
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("iperf3")
+}
+
 /// Runs `client -c 127.0.0.1 -p PORT -J args…` against a fresh one-shot `server`; asserts the
 /// client succeeded and returns its JSON.
 pub fn one_shot_json(server: &PathBuf, client: &PathBuf, args: &[&str]) -> Value {
