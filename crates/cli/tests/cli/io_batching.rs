@@ -1,7 +1,7 @@
 //! Fast TCP streams move several `-l` blocks per system call and wake their reader once per
-//! block (`SO_RCVLOWAT`); the counts users see stay iperf3's: `-n`/`-k` end on the same byte
-//! as a stock iperf3 client, receivers count every byte, and paced or slow streams keep
-//! reading as data arrives.
+//! block (`SO_RCVLOWAT`); the counts users see stay iperf3's: `-n`/`-k` end on the first
+//! whole block at or past the limit, receivers count every byte, and paced or slow streams
+//! keep reading as data arrives.
 
 use crate::harness::{iperf3, one_shot_json, u, wireperf};
 use serde_json::Value;
@@ -12,12 +12,18 @@ fn io_of(doc: &Value) -> &Value {
 }
 
 #[test]
-fn budgets_end_on_the_same_byte_as_a_stock_client() {
+fn budgets_end_on_the_first_whole_block_past_the_limit() {
     // Block sizes that do not divide 1 MiB or -n, so a many-block call must be cut short.
-    for args in [&["-n", "10M", "-l", "300K"][..], &["-k", "37", "-l", "100K"], &["-n", "4000001", "-l", "7000"]] {
-        let theirs = u(&one_shot_json(&iperf3(), &iperf3(), args), "/end/sum_sent/bytes");
-        let ours = u(&one_shot_json(&iperf3(), &wireperf(), args), "/end/sum_sent/bytes");
-        assert_eq!(ours, theirs, "{args:?}");
+    // The rule is iperf3's on a quiet path (-n 10M -l 300K: 35 blocks, 10752000 bytes, as a
+    // stock 3.12 client sends). iperf3 itself is not compared here: under load its
+    // non-blocking writes can be partial and it then stops mid-block (measured: 10511146).
+    for (args, want) in [
+        (&["-n", "10M", "-l", "300K"][..], 35 * 300 * 1024),
+        (&["-k", "37", "-l", "100K"], 37 * 100 * 1024),
+        (&["-n", "4000001", "-l", "7000"], 572 * 7000),
+    ] {
+        let doc = one_shot_json(&iperf3(), &wireperf(), args);
+        assert_eq!(u(&doc, "/end/sum_sent/bytes"), want, "{args:?}");
     }
 }
 
