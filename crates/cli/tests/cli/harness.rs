@@ -29,10 +29,28 @@ pub fn iperf3() -> PathBuf {
 /// saved under the target directory and never into the developer's real home.
 pub const TEST_DB: &str = concat!(env!("CARGO_TARGET_TMPDIR"), "/cli-tests-history.sqlite");
 
-/// A port that was free a moment ago.
+/// Ports handed out to tests: below Linux's default ephemeral range (32768–60999).
+const TEST_PORTS: std::ops::Range<u16> = 20000..32768;
+
+/// A port that was free a moment ago, for TCP and UDP on 127.0.0.1.
+///
+/// Not `bind(:0)`: that returns a port from the ephemeral range, which every outgoing
+/// connection of the tests running in parallel also draws from, so the port could be taken as
+/// some client's local port before the test's server (or iperf 2's `-L` listener) binds it.
+/// Tests run in separate processes, so the start is spread by process id and clock.
 pub fn free_port() -> u16 {
-    let l = TcpListener::bind("127.0.0.1:0").expect("bind");
-    l.local_addr().expect("addr").port()
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    let span = u32::from(TEST_PORTS.end - TEST_PORTS.start);
+    let start = (std::process::id().wrapping_mul(7919) ^ nanos) % span;
+    for i in 0..span {
+        let port = TEST_PORTS.start + ((start + i * 97) % span) as u16;
+        let tcp = TcpListener::bind(("127.0.0.1", port));
+        let udp = std::net::UdpSocket::bind(("127.0.0.1", port));
+        if tcp.is_ok() && udp.is_ok() {
+            return port;
+        }
+    }
+    panic!("no free port in {TEST_PORTS:?}");
 }
 
 /// A server process killed when dropped; its output is collected in the background so it
