@@ -7,7 +7,7 @@ use crate::event::{Event, Observer, Outcome};
 use crate::net::{self, TcpOptions};
 use crate::report;
 use crate::running::TestRun;
-use crate::stream::{self, DataSock, Stream, StreamSpec, UdpOptions, UdpSpec, client_handshake};
+use crate::stream::{DataSock, Stream, StreamSpec, UdpOptions, client_handshake};
 use crate::summary::{EndInputs, build_end, local_results};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -105,18 +105,7 @@ impl<'a> Client<'a> {
         let mut t_end: Option<Instant> = None;
         let mut peer: Option<ExchangeResults> = None;
         let mut cpu_end = None;
-        let spec = StreamSpec {
-            len: p.len as usize,
-            call_bytes: stream::call_bytes(p.len as usize, p.total_streams() as usize),
-            repeating_payload: p.repeating_payload,
-            rate: p.bandwidth.unwrap_or(0),
-            rcv_timeout: cfg.rcv_timeout,
-            affinity: cfg.affinity,
-            udp: UdpSpec { counters_64bit: p.udp_counters_64bit, burst: p.burst.unwrap_or(0), offload: true },
-            send_mode: if p.zerocopy { cfg.send_mode } else { crate::SendMode::Write },
-            skip_rx_copy: p.skip_rx_copy,
-            file: cfg.file.clone(),
-        };
+        let spec = StreamSpec::from_params(p, cfg.rcv_timeout, cfg.affinity, cfg.send_mode, cfg.file.clone());
         loop {
             // Whatever the session queued (e.g. the parameters after PARAM_EXCHANGE).
             let out = session.take_output();

@@ -7,7 +7,7 @@ use crate::event::{Event, Observer, Outcome, ServerOutput};
 use crate::net::{self, TcpOptions};
 use crate::report;
 use crate::running::TestRun;
-use crate::stream::{self, DataSock, Stream, StreamSpec, UdpOptions, UdpSpec};
+use crate::stream::{self, DataSock, Stream, StreamSpec, UdpOptions};
 use crate::summary::{EndInputs, build_end, local_results};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -401,19 +401,9 @@ impl ServerTest<'_> {
         session.start_test(t0.elapsed(), test_len)?;
         ctrl.send(&session.take_output())?;
         obs.event(Event::TestStart(&report.start));
-        let spec = StreamSpec {
-            len: p.len as usize,
-            call_bytes: stream::call_bytes(p.len as usize, p.total_streams() as usize),
-            repeating_payload: p.repeating_payload,
-            rate: p.bandwidth.unwrap_or(0),
-            rcv_timeout: self.cfg.rcv_timeout,
-            affinity: self.cfg.affinity,
-            udp: UdpSpec { counters_64bit: p.udp_counters_64bit, burst: p.burst.unwrap_or(0), offload: true },
-            // iperf3's server honours the client's `-Z` for `-R` with sendfile.
-            send_mode: if p.zerocopy { crate::SendMode::Sendfile } else { crate::SendMode::Write },
-            skip_rx_copy: p.skip_rx_copy,
-            file: self.cfg.file.clone(),
-        };
+        // iperf3's server honours the client's `-Z` for `-R` with sendfile.
+        let zc = crate::SendMode::Sendfile;
+        let spec = StreamSpec::from_params(&p, self.cfg.rcv_timeout, self.cfg.affinity, zc, self.cfg.file.clone());
         run.start(now, omit, &spec, &ctrl.notifier())?;
         self.started = Some(now);
         self.run = Some(run);

@@ -83,7 +83,7 @@ pub(crate) fn recv_loop(
 ) -> Result<LoopEnd, EngineError> {
     sock.set_read_timeout(Some(POLL)).map_err(|err| EngineError::Stream { op: "read from", err })?;
     let mut f = OpenOptions::new().write(true).create(true).truncate(true).open(path).map_err(|e| file_err(path, e))?;
-    let mut buf = vec![0u8; spec.len.clamp(1, 4 * 1024 * 1024)];
+    let mut buf = vec![0u8; spec.len.clamp(1, super::tcp::MAX_CALL)];
     let mut total = 0u64;
     let mut r = sock;
     loop {

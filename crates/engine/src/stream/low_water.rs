@@ -14,9 +14,10 @@
 //! 50 ms read timeout fires. For a slow (e.g. paced) stream that would move bytes across
 //! interval boundaries. So the mark is set only while a block arrives within
 //! [`ON_FILL`], and cleared when it takes longer than [`OFF_FILL`] or a read times out.
-//! The test thread clears it too when the drain starts. While the mark is set the loop reads
-//! with a 10 ms timeout, because the kernel wakes a reader below the mark only for new data:
-//! the last partial block of a stream is counted at most 10 ms late.
+//! It is cleared for good once the test drains. While the mark is set the loop reads with a
+//! 10 ms timeout, because the kernel wakes a reader below the mark only for new data (lowering
+//! the mark from outside does not wake it): the last partial block of a stream is counted at
+//! most 10 ms late.
 
 use std::time::{Duration, Instant};
 

@@ -58,6 +58,33 @@ pub(crate) struct StreamSpec {
     pub file: Option<std::path::PathBuf>,
 }
 
+impl StreamSpec {
+    /// The spec both ends derive from the test's parameters; what is local to this side comes
+    /// as arguments: its receive timeout and affinity, the zero-copy path it uses when the
+    /// parameters ask for `-Z`, and its `-F` file.
+    pub(crate) fn from_params(
+        p: &wireperf_protocol::TestParams,
+        rcv_timeout: Duration,
+        affinity: Option<usize>,
+        zerocopy: SendMode,
+        file: Option<std::path::PathBuf>,
+    ) -> Self {
+        let len = p.len as usize;
+        StreamSpec {
+            len,
+            call_bytes: call_bytes(len, p.total_streams() as usize),
+            repeating_payload: p.repeating_payload,
+            rate: p.bandwidth.unwrap_or(0),
+            rcv_timeout,
+            affinity,
+            udp: UdpSpec { counters_64bit: p.udp_counters_64bit, burst: p.burst.unwrap_or(0), offload: true },
+            send_mode: if p.zerocopy { zerocopy } else { SendMode::Write },
+            skip_rx_copy: p.skip_rx_copy,
+            file,
+        }
+    }
+}
+
 /// The socket a stream moves data on.
 #[derive(Debug)]
 pub(crate) enum DataSock {
@@ -160,7 +187,7 @@ const CALL_MAX: usize = 1024 * 1024;
 /// whole blocks, up to 1 MiB, per call: a single loopback stream went from about 20 to 40
 /// Gbit/s on the 2-vCPU VM (BENCHMARKS.md). Blocks stay the unit of `-k` and pacing; with
 /// many streams the size shrinks so the buffers stay under 32 MiB in all.
-pub(crate) fn call_bytes(len: usize, streams: usize) -> usize {
+fn call_bytes(len: usize, streams: usize) -> usize {
     let len = len.max(1);
     let per_stream = (CALL_BUDGET / streams.max(1)).min(CALL_MAX);
     (per_stream / len).max(1) * len
@@ -277,11 +304,6 @@ impl Stream {
     /// Marks the stream as past the running phase: receive timeouts no longer apply.
     pub(crate) fn set_draining(&self) {
         self.counters.draining.store(true, Ordering::Relaxed);
-        // A receiver that waits for whole blocks (SO_RCVLOWAT) reads the stream's tail at its
-        // next 10 ms timeout; with the mark lowered, the reads after that return at once.
-        if let (DataSock::Tcp(s), false) = (&*self.sock, self.sender) {
-            let _ = wireperf_sys::sockopt::set_recv_lowat(s, 1);
-        }
     }
 
     /// Stops the thread and waits for it; counters are final afterwards.

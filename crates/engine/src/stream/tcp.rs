@@ -19,7 +19,7 @@ const POLL: Duration = Duration::from_millis(50);
 const LOW_WATER_POLL: Duration = Duration::from_millis(10);
 
 /// The largest buffer one stream thread uses for one system call.
-const MAX_CALL: usize = 4 * 1024 * 1024;
+pub(super) const MAX_CALL: usize = 4 * 1024 * 1024;
 
 /// Why a loop ended without error.
 #[derive(Debug, PartialEq, Eq)]
