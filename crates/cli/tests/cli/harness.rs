@@ -206,6 +206,11 @@ pub fn one_shot_json(server: &PathBuf, client: &PathBuf, args: &[&str]) -> Value
     json_of(&out)
 }
 
+/// The first stream's wireperf I/O extras (`end.streams[0].wireperf_io`).
+pub fn io_of(doc: &Value) -> &Value {
+    doc.pointer("/end/streams/0/wireperf_io").unwrap_or_else(|| panic!("no wireperf_io in {}", doc["end"]))
+}
+
 /// Parses stdout as JSON, with the process output in the panic message on failure.
 pub fn json_of(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {

@@ -3,13 +3,7 @@
 //! whole block at or past the limit, receivers count every byte, and paced or slow streams
 //! keep reading as data arrives.
 
-use crate::harness::{iperf3, one_shot_json, u, wireperf};
-use serde_json::Value;
-
-/// The first stream's wireperf I/O extras.
-fn io_of(doc: &Value) -> &Value {
-    doc.pointer("/end/streams/0/wireperf_io").unwrap_or_else(|| panic!("no wireperf_io in {}", doc["end"]))
-}
+use crate::harness::{io_of, iperf3, one_shot_json, u, wireperf};
 
 #[test]
 fn budgets_end_on_the_first_whole_block_past_the_limit() {

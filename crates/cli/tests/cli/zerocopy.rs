@@ -2,15 +2,13 @@
 //! moves and counts exactly the bytes of `-n`, against wireperf's and stock iperf3's server,
 //! and a refused zero-copy path falls back to `write()` and says so in `wireperf_io`.
 
-use crate::harness::{TEST_DB, assert_ok, iperf3, json_of, one_shot_json, run_client, start_server, u, wireperf};
+use crate::harness::{
+    TEST_DB, assert_ok, io_of, iperf3, json_of, one_shot_json, run_client, start_server, u, wireperf,
+};
 use serde_json::Value;
 use std::process::{Command, Output};
 
 const N: u64 = 50 * 1024 * 1024;
-
-fn io_of(doc: &Value) -> &Value {
-    doc.pointer("/end/streams/0/wireperf_io").unwrap_or_else(|| panic!("no wireperf_io in {}", doc["end"]))
-}
 
 fn s(v: &Value, key: &str) -> String {
     v[key].as_str().unwrap_or_else(|| panic!("no string {key} in {v}")).to_string()
