@@ -57,8 +57,9 @@ fn main() -> ExitCode {
         Some(args::Command::Doctor(a)) => match wireperf_doctor::cli::run(&a) {
             Ok(code) => code,
             Err(e) => {
+                // 3, not 1: exit 1 and 2 already mean "a warn/crit finding".
                 eprintln!("wireperf: doctor error - {e}");
-                1
+                3
             }
         },
         None => iperf_mode(&cli.iperf),

@@ -7,6 +7,7 @@
 mod abuse;
 mod auth;
 mod concurrency;
+mod doctor_live;
 mod exporter;
 mod file_transfer;
 mod harness;

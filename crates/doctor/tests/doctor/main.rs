@@ -1,9 +1,9 @@
 //! Integration tests of the link doctor: fixture trees (one scenario per failure mode, each
 //! asserting the exact set of finding ids), JSON/text output, --snapshot round trips,
-//! --apply/--undo on fixtures and on a veth in a network namespace, and the live system.
+//! and --apply/--undo on fixtures. The live system and a veth in a network namespace are
+//! tested through the `wireperf doctor` binary in the cli crate (`doctor_live.rs`).
 
 mod fixture;
-mod live;
 mod scenarios;
 mod snapshot_apply;
 

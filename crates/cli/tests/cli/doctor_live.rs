@@ -1,18 +1,41 @@
-//! The live path: this machine's NICs, and --apply/--undo on a veth inside a network namespace
-//! the test creates (removed by a Drop guard even when the test fails). No traffic is sent.
+//! `wireperf doctor` on the live path: this machine's NICs, and --apply/--undo on a veth inside
+//! a network namespace the test creates (removed by a Drop guard even when the test fails). No
+//! traffic is sent.
+//!
+//! These tests need root and iproute2, as the whole suite does (the README's test command runs
+//! as root and installs what is missing); without them they fail with a message saying so,
+//! never pass quietly.
 
 use std::process::{Command, Output};
 
 use wireperf_doctor::{InspectOptions, KernelLogSource};
 
-const BIN: &str = env!("CARGO_BIN_EXE_wireperf-doctor");
-
-fn is_root() -> bool {
-    wireperf_doctor::apply::is_root_user()
+/// `wireperf doctor ARGS...`: the one binary, as a user runs it (also under `ip netns exec`).
+fn doctor_argv(args: &[&str]) -> Vec<String> {
+    let bin = crate::harness::wireperf();
+    let mut v = vec![bin.to_string_lossy().into_owned(), "doctor".to_string()];
+    v.extend(args.iter().map(|a| a.to_string()));
+    v
 }
 
-fn have(cmd: &str) -> bool {
-    Command::new(cmd).arg("-V").output().is_ok()
+/// Runs `wireperf doctor ARGS...` on the host.
+fn doctor(args: &[&str]) -> Output {
+    let v = doctor_argv(args);
+    sh(&v.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
+/// Fails the test, with what to do, when it does not run as root with `tools` on the PATH.
+fn require_root_and(tools: &[&str]) {
+    assert!(
+        wireperf_doctor::apply::is_root_user(),
+        "this test needs root (network namespaces, --apply): run the README's test command as root"
+    );
+    for t in tools {
+        assert!(
+            Command::new(t).arg("--version").output().is_ok(),
+            "this test needs `{t}` on the PATH: the README's test command installs it"
+        );
+    }
 }
 
 fn sh(argv: &[&str]) -> Output {
@@ -40,6 +63,12 @@ impl Netns {
         let mut v = vec!["ip", "netns", "exec", self.0.as_str()];
         v.extend_from_slice(argv);
         sh(&v)
+    }
+
+    /// `wireperf doctor ARGS...` inside the namespace.
+    fn exec_doctor(&self, args: &[&str]) -> Output {
+        let v = doctor_argv(args);
+        self.exec(&v.iter().map(String::as_str).collect::<Vec<_>>())
     }
 
     fn read(&self, path: &str) -> String {
@@ -71,9 +100,9 @@ fn live_system_inspects_without_errors() {
     }
     wireperf_doctor::json::to_string(&r).expect("json");
     // The binary's exit code reflects the worst finding (0/1/2), never an error (3).
-    let o = sh(&[BIN, "--no-kernel-log"]);
+    let o = doctor(&["--no-kernel-log"]);
     assert!(matches!(o.status.code(), Some(0..=2)), "{o:?}");
-    let o = sh(&[BIN, "lo", "--json", "--no-kernel-log"]);
+    let o = doctor(&["lo", "--json", "--no-kernel-log"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
     assert_eq!(v["interfaces"][0]["name"], "lo");
     assert_eq!(v["interfaces"][0]["bus"], "virtual");
@@ -83,10 +112,11 @@ fn live_system_inspects_without_errors() {
 fn live_snapshot_replays_with_root() {
     let dir = tempfile::tempdir().expect("tmp");
     let snap = dir.path().join("snap");
-    let o = sh(&[BIN, "--snapshot", snap.to_str().expect("utf8")]);
+    require_root_and(&[]);
+    let o = doctor(&["--snapshot", snap.to_str().expect("utf8")]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let live = sh(&[BIN, "--json", "--no-kernel-log"]);
-    let replay = sh(&[BIN, "--json", "--no-kernel-log", "--root", snap.to_str().expect("utf8")]);
+    let live = doctor(&["--json", "--no-kernel-log"]);
+    let replay = doctor(&["--json", "--no-kernel-log", "--root", snap.to_str().expect("utf8")]);
     let a: serde_json::Value = serde_json::from_slice(&live.stdout).expect("json");
     let b: serde_json::Value = serde_json::from_slice(&replay.stdout).expect("json");
     let names = |v: &serde_json::Value| -> Vec<String> {
@@ -108,15 +138,13 @@ fn live_snapshot_replays_with_root() {
             .unwrap_or_default()
     };
     assert_eq!(fids(&a), fids(&b));
-    assert!(snap.join("wireperf/kernel.log").exists() || !is_root());
+    // As root the snapshot carries the kernel log too.
+    assert!(snap.join("wireperf/kernel.log").exists(), "snapshot without wireperf/kernel.log");
 }
 
 #[test]
 fn apply_and_undo_on_veth_in_a_netns() {
-    if !is_root() || !have("ip") {
-        eprintln!("SKIP apply_and_undo_on_veth_in_a_netns: needs root and ip (iproute2)");
-        return;
-    }
+    require_root_and(&["ip"]);
     let ns = Netns::new("apply");
     assert!(ns.exec(&["ip", "link", "add", "wpd0", "type", "veth", "peer", "name", "wpd1"]).status.success());
     for dev in ["wpd0", "wpd1"] {
@@ -131,7 +159,7 @@ fn apply_and_undo_on_veth_in_a_netns() {
     let journal = dir.path().join("journal.json");
     let j = journal.to_str().expect("utf8");
 
-    let o = ns.exec(&[BIN, "wpd0", "--apply", "--journal", j, "--no-kernel-log"]);
+    let o = ns.exec_doctor(&["wpd0", "--apply", "--journal", j, "--no-kernel-log"]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "apply failed: {out}\n{}", String::from_utf8_lossy(&o.stderr));
     assert!(out.contains("rps-off") && out.contains("txqueuelen"), "{out}");
@@ -144,20 +172,17 @@ fn apply_and_undo_on_veth_in_a_netns() {
     // The peer was not named and is untouched.
     assert_eq!(ns.read("/sys/class/net/wpd1/queues/rx-0/rps_cpus"), rps0);
 
-    let o = ns.exec(&[BIN, "--undo", "--journal", j]);
+    let o = ns.exec_doctor(&["--undo", "--journal", j]);
     assert!(o.status.success(), "undo failed: {}", String::from_utf8_lossy(&o.stderr));
     assert_eq!((ns.read(rps_path), ns.read(txq_path)), (rps0, txq0));
 }
 
 #[test]
 fn rings_on_veth_are_reported_as_not_changeable() {
-    if !is_root() || !have("ip") {
-        eprintln!("SKIP rings_on_veth_are_reported_as_not_changeable: needs root and ip");
-        return;
-    }
+    require_root_and(&["ip"]);
     let ns = Netns::new("rings");
     assert!(ns.exec(&["ip", "link", "add", "wpd0", "type", "veth", "peer", "name", "wpd1"]).status.success());
-    let o = ns.exec(&[BIN, "wpd0", "--no-kernel-log"]);
+    let o = ns.exec_doctor(&["wpd0", "--no-kernel-log"]);
     let out = String::from_utf8_lossy(&o.stdout);
     // A down veth: the link is reported down, rings "not reported", the rule "not checked".
     assert!(
@@ -168,11 +193,10 @@ fn rings_on_veth_are_reported_as_not_changeable() {
 
 #[test]
 fn apply_without_root_is_a_clear_error() {
-    if !is_root() || !have("setpriv") {
-        eprintln!("SKIP apply_without_root_is_a_clear_error: needs root (to drop it) and setpriv");
-        return;
-    }
-    let o = sh(&["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", BIN, "--apply", "--no-kernel-log"]);
+    require_root_and(&["setpriv"]);
+    let mut argv = vec!["setpriv".to_string(), "--reuid=65534".into(), "--regid=65534".into(), "--clear-groups".into()];
+    argv.extend(doctor_argv(&["--apply", "--no-kernel-log"]));
+    let o = sh(&argv.iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(o.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&o.stderr).contains("must run as root"), "{o:?}");
 }
