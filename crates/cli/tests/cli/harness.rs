@@ -25,6 +25,21 @@ pub fn iperf3() -> PathBuf {
     panic!("iperf3 is not installed: run the test command from the README (it installs Debian's iperf3)");
 }
 
+/// A newer stock iperf3 ("3.18" from Debian trixie, "3.22" from sid), unpacked with its own
+/// loader by `scripts/stock-iperf3` (the README's test command runs it). Missing → a test
+/// failure that says how to install it, never a skip.
+pub fn stock_iperf3(version: &str) -> PathBuf {
+    let cache =
+        std::env::var_os("WIREPERF_PEERS").map_or_else(|| PathBuf::from("/var/cache/wireperf-peers"), PathBuf::from);
+    let p = cache.join(format!("iperf3-{version}")).join("iperf3");
+    assert!(
+        p.exists(),
+        "stock iperf3 {version} is not installed at {}: run scripts/stock-iperf3 (the README's test command does)",
+        p.display()
+    );
+    p
+}
+
 /// The history database every wireperf child of these tests uses, so that client runs are
 /// saved under the target directory and never into the developer's real home.
 pub const TEST_DB: &str = concat!(env!("CARGO_TARGET_TMPDIR"), "/cli-tests-history.sqlite");

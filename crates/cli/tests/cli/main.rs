@@ -23,6 +23,7 @@ mod params;
 mod regression;
 mod report;
 mod robustness;
+mod stock_peers;
 mod suite;
 mod suite_lab;
 mod text_layout;
