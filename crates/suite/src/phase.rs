@@ -172,13 +172,23 @@ pub fn run_phase_iperf2(base: &ClientConfig, phase: Phase, time: u32, parallel: 
         window: None,
         enhanced: false,
     };
-    let (report, error) = wireperf_iperf2::cli::client_report(&cfg);
+    let (report, mut error) = wireperf_iperf2::cli::client_report(&cfg);
     let e = &report.end;
     let (upload_bps, download_bps) = match phase {
         Phase::Download => (0.0, bps(e.sum_received.as_ref())),
         Phase::Bidir => (bps(e.sum_sent.as_ref()), bps(e.sum_received.as_ref())),
         _ => (bps(e.sum_sent.as_ref()), 0.0),
     };
+    // iperf 2 has no results exchange: a server that closes (or dies) at once leaves a clean
+    // end of stream and zero bytes. A direction that moved nothing is a failed phase, not 0 bit/s.
+    let silent = match phase {
+        Phase::Download => download_bps <= 0.0,
+        Phase::Bidir => upload_bps <= 0.0 || download_bps <= 0.0,
+        _ => upload_bps <= 0.0,
+    };
+    if error.is_none() && silent {
+        error = Some("no data moved in this phase: the iperf 2 server closed the connection".to_string());
+    }
     PhaseResult {
         phase,
         upload_bps,

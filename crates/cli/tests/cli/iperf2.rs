@@ -20,7 +20,7 @@ fn iperf2() -> PathBuf {
     panic!("iperf (2.1.8) is not installed: apt-get install iperf");
 }
 
-/// A server whose stdout goes to a file, killed on drop.
+/// A server whose stdout and stderr go to a file, killed on drop.
 struct Srv {
     child: Child,
     out: tempfile::NamedTempFile,
@@ -69,6 +69,7 @@ fn wait_udp(port: u16) {
 fn server(ours: bool, args: &[&str]) -> Srv {
     let port = free_port();
     let out = tempfile::NamedTempFile::new().expect("tempfile");
+    let file = out.reopen().expect("reopen");
     let mut cmd = if ours {
         let mut c = Command::new(wireperf());
         c.arg("--iperf2");
@@ -79,8 +80,10 @@ fn server(ours: bool, args: &[&str]) -> Srv {
     let child = cmd
         .args(["-s", "-p", &port.to_string()])
         .args(args)
-        .stdout(Stdio::from(out.reopen().expect("reopen")))
-        .stderr(Stdio::null())
+        .stdout(Stdio::from(file.try_clone().expect("dup")))
+        // Warnings (e.g. a failed connect-back) land in the same file (one shared offset), so a
+        // failure shows them; the CSV readers skip lines that are not CSV.
+        .stderr(Stdio::from(file))
         .spawn()
         .expect("spawn server");
     if args.contains(&"-u") {
@@ -148,7 +151,13 @@ fn tcp_theirs_to_ours(client_args: &[&str], want_legs: usize) {
     args.extend_from_slice(client_args);
     let out = client(false, s.port, &args);
     let theirs = csv_finals(&String::from_utf8_lossy(&out.stdout));
-    assert_eq!(theirs.len(), want_legs, "their legs: {theirs:?}");
+    assert_eq!(
+        theirs.len(),
+        want_legs,
+        "their legs: {theirs:?}\nclient stderr: {}\nour server's output:\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        s.text()
+    );
     let ours =
         s.wait_lines(want_legs, |l| fields(l).len() >= 9 && fields(l)[6].starts_with("0.0-") && !l.contains(",-1,"));
     let ours: Vec<Vec<String>> = ours.iter().map(|l| fields(l)).collect();

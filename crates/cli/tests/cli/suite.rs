@@ -80,6 +80,21 @@ fn text_output_has_the_table_and_verdicts() {
 fn against_a_stock_iperf2_server() {
     let iperf2 = std::path::PathBuf::from("/usr/bin/iperf");
     assert!(iperf2.exists(), "iperf (2.1.8) is not installed: run the README's test command");
-    let v = suite_json(&iperf2, &["--iperf2"]);
-    assert_three_phases_moved_data(&v);
+    // Debian's iperf 2.1.8 server sometimes segfaults between tests (seen in the kernel log:
+    // "iperf[…]: segfault … in libc.so.6"); the suite then fails a phase, correctly. Only a run
+    // whose server died of a signal is repeated (at most twice), and it says so.
+    for attempt in 1..=3 {
+        let mut server = start_server(&iperf2, &[]);
+        let port = server.port.to_string();
+        let out = run_client(&wireperf(), &["suite", "127.0.0.1", "-p", &port, "-t", "1", "--json", "--iperf2"]);
+        let died =
+            server.child.try_wait().ok().flatten().and_then(|s| std::os::unix::process::ExitStatusExt::signal(&s));
+        if let Some(sig) = died.filter(|_| !out.status.success() && attempt < 3) {
+            eprintln!("attempt {attempt}: the stock iperf 2 server died of signal {sig}; running the suite again");
+            continue;
+        }
+        assert_ok(&out);
+        assert_three_phases_moved_data(&json_of(&out));
+        return;
+    }
 }

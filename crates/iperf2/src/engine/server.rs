@@ -15,6 +15,9 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 
+/// How long a refused connect-back (`-d`/`-r`) is retried while the client's listener starts.
+const CONNECT_BACK_PATIENCE: Duration = Duration::from_secs(2);
+
 /// How long a new connection may take to send its header (iperf 2 allows 4 s).
 const HEADER_WAIT: Duration = Duration::from_secs(4);
 
@@ -195,11 +198,19 @@ fn serve_tcp(mut s: TcpStream, peer: SocketAddr, cfg: &ServerConfig, shared: &Sh
 /// The server's side of `-d`/`-r`: connect to the client's listener and send, with no header
 /// (the client's listener expects none: this is the 1.7-compatible leg).
 fn connect_back(target: SocketAddr, len: usize, stop: Stop, cfg: &ServerConfig, shared: &Shared) {
-    let s = match connect_tcp(target, cfg.window) {
-        Ok(s) => s,
-        Err(e) => {
-            shared.emit(Event::Warning(format!("connect back to {target} failed: {e}")));
-            return;
+    // The client's listener may not be up yet when `-d`'s header arrives (it starts it beside
+    // its own sending thread): a refusal is retried for a bounded moment before it counts.
+    let until = std::time::Instant::now() + CONNECT_BACK_PATIENCE;
+    let s = loop {
+        match connect_tcp(target, cfg.window) {
+            Ok(s) => break s,
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused && std::time::Instant::now() < until => {
+                thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => {
+                shared.emit(Event::Warning(format!("connect back to {target} failed: {e}")));
+                return;
+            }
         }
     };
     let id = shared.id();
