@@ -43,6 +43,10 @@ pub enum Command {
     History(wireperf_store::cli::HistoryArgs),
     /// Draw stored runs as one self-contained HTML page (--html) or SVG charts (--svg).
     Report(crate::report_cmd::ReportArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    Completions(crate::manual::CompletionsArgs),
+    /// Write man pages for wireperf and each subcommand into a directory.
+    Man(crate::manual::ManArgs),
 }
 
 /// `wireperf selftest`.

@@ -11,6 +11,7 @@ mod json_out;
 mod lower;
 mod lower_server;
 mod lower_zerocopy;
+mod manual;
 mod output;
 mod progress;
 mod report_cmd;
@@ -41,6 +42,8 @@ fn main() -> ExitCode {
     };
     let code = match cli.command {
         Some(args::Command::Selftest(a)) => selftest::run(&a),
+        Some(args::Command::Completions(a)) => manual::completions(&a),
+        Some(args::Command::Man(a)) => manual::man_pages(&a),
         Some(args::Command::Suite(a)) => suite_cmd::run(&a),
         Some(args::Command::Exporter(a)) => match wireperf_exporter::cli::run(&a) {
             Ok(()) => 0,

@@ -18,6 +18,7 @@ mod io_batching;
 mod iperf2;
 mod keytree;
 mod lab;
+mod manual;
 mod options;
 mod params;
 mod regression;
