@@ -1,7 +1,7 @@
 //! `wireperf -c HOST`: run one test and print it as iperf3 would.
 
+use crate::iperf::lower::OutputOpts;
 use crate::json_out::JsonObserver;
-use crate::lower::OutputOpts;
 use crate::output::Sink;
 use crate::text_out::TextObserver;
 use wireperf_engine::{ClientConfig, Observer, run_client};

@@ -2,15 +2,11 @@
 
 #![forbid(unsafe_code)]
 
-mod args;
-mod args_server;
-mod auth_cmd;
+mod cli;
 mod client_cmd;
 mod debug_out;
+mod iperf;
 mod json_out;
-mod lower;
-mod lower_server;
-mod lower_zerocopy;
 mod manual;
 mod output;
 mod progress;
@@ -18,11 +14,11 @@ mod report_cmd;
 mod selftest;
 mod server_cmd;
 mod server_log;
+mod shared;
 mod signals;
-mod suite_cmd;
+mod suite;
 mod text_out;
 
-use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -31,7 +27,7 @@ fn main() -> ExitCode {
         let code = wireperf_iperf2::cli::main_from_args(std::env::args_os().skip(2));
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
-    let cli = match args::Cli::try_parse() {
+    let (cli, roles) = match cli::parse_from(std::env::args_os()) {
         Ok(c) => c,
         Err(e) => {
             // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2);
@@ -41,23 +37,23 @@ fn main() -> ExitCode {
         }
     };
     let code = match cli.command {
-        Some(args::Command::Selftest(a)) => selftest::run(&a),
-        Some(args::Command::Completions(a)) => manual::completions(&a),
-        Some(args::Command::Man(a)) => manual::man_pages(&a),
-        Some(args::Command::Suite(a)) => suite_cmd::run(&a),
-        Some(args::Command::Exporter(a)) => match wireperf_exporter::cli::run(&a) {
+        Some(cli::Command::Selftest(a)) => selftest::run(&a),
+        Some(cli::Command::Completions(a)) => manual::completions(&a),
+        Some(cli::Command::Man(a)) => manual::man_pages(&a),
+        Some(cli::Command::Suite(a)) => suite::run(&a),
+        Some(cli::Command::Exporter(a)) => match wireperf_exporter::cli::run(&a) {
             Ok(()) => 0,
             Err(e) => {
                 eprintln!("wireperf: exporter error - {e}");
                 1
             }
         },
-        Some(args::Command::Report(a)) => report_cmd::run(&a),
-        Some(args::Command::History(a)) => wireperf_store::cli::run(&a).unwrap_or_else(|e| {
+        Some(cli::Command::Report(a)) => report_cmd::run(&a),
+        Some(cli::Command::History(a)) => wireperf_store::cli::run(&a).unwrap_or_else(|e| {
             eprintln!("wireperf: history error - {e}");
             1
         }),
-        Some(args::Command::Doctor(a)) => match wireperf_doctor::cli::run(&a) {
+        Some(cli::Command::Doctor(a)) => match wireperf_doctor::cli::run(&a) {
             Ok(code) => code,
             Err(e) => {
                 // 3, not 1: exit 1 and 2 already mean "a warn/crit finding".
@@ -65,31 +61,7 @@ fn main() -> ExitCode {
                 3
             }
         },
-        None => iperf_mode(&cli.iperf),
+        None => iperf::run(&cli.iperf, &roles),
     };
     ExitCode::from(u8::try_from(code).unwrap_or(1))
-}
-
-fn iperf_mode(a: &args::IperfArgs) -> i32 {
-    match lower::lower(a) {
-        Ok(lower::Mode::Version) => {
-            println!("{}", wireperf_engine::report_version());
-            println!("{}", wireperf_sys::system_info());
-            0
-        }
-        Ok(lower::Mode::Client(cfg, out)) => {
-            let save = (!a.no_save).then(|| a.db.clone());
-            client_cmd::run(&cfg, &out, save.as_ref().map(Option::as_deref))
-        }
-        Ok(lower::Mode::Server(cfg, out, proc)) => server_cmd::run(&cfg, &out, &proc),
-        Err(e) => {
-            eprintln!("wireperf: parameter error - {e}");
-            if !matches!(e, lower::ParamError::NotYet(_)) {
-                eprintln!();
-                eprintln!("Usage: wireperf [-s|-c host] [options]");
-                eprintln!("Try `wireperf --help' for more information.");
-            }
-            1
-        }
-    }
 }

@@ -25,7 +25,7 @@ pub struct ManArgs {
 
 /// Prints the completion script for `a.shell` to stdout.
 pub fn completions(a: &CompletionsArgs) -> i32 {
-    let mut cmd = crate::args::Cli::command();
+    let mut cmd = crate::cli::Cli::command();
     clap_complete::generate(a.shell, &mut cmd, "wireperf", &mut std::io::stdout());
     0
 }
@@ -50,7 +50,7 @@ pub fn man_pages(a: &ManArgs) -> i32 {
 /// as git and cargo name theirs (`wireperf-suite.1`).
 fn write_man_pages(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
-    let cmd = crate::args::Cli::command().version(env!("CARGO_PKG_VERSION"));
+    let cmd = crate::cli::Cli::command().version(env!("CARGO_PKG_VERSION"));
     let mut written = Vec::new();
     let top = dir.join("wireperf.1");
     let mut buf = Vec::new();

@@ -1,8 +1,8 @@
 //! `wireperf -s`: serve tests until interrupted (or one with `-1`).
 
-use crate::args_server::LogFormat;
+use crate::iperf::args_server::LogFormat;
+use crate::iperf::lower::{OutputOpts, ServerProcess};
 use crate::json_out::JsonObserver;
-use crate::lower::{OutputOpts, ServerProcess};
 use crate::output::Sink;
 use crate::text_out::TextObserver;
 use wireperf_engine::server::{RecordKind, ServerRecord};

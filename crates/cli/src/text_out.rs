@@ -4,7 +4,7 @@
 //! printed (preamble once the streams are up, one block per interval, the summary at the end)
 //! and applies `-T`/`--timestamps` per printing call, as iperf3 does.
 
-use crate::lower::OutputOpts;
+use crate::iperf::lower::OutputOpts;
 use crate::output::Sink;
 use wireperf_engine::{Event, Observer, ServerOutput};
 use wireperf_protocol::TestParams;

@@ -2,7 +2,9 @@
 //! doctor on this machine's interfaces. It proves the build and the host work end to end with
 //! nothing else installed, and shows what the host itself can move over loopback.
 
-use crate::args::SelftestArgs;
+mod args;
+pub use args::SelftestArgs;
+
 use crate::progress::LiveProgress;
 use serde_json::json;
 use std::sync::Arc;
@@ -63,7 +65,7 @@ pub fn run(a: &SelftestArgs) -> i32 {
     let suite = SuiteConfig {
         base,
         time: a.time,
-        parallel: a.parallel.clamp(1, 128),
+        parallel: a.parallel,
         udp: false,
         path: None,
         disk_bytes: 0,
@@ -88,7 +90,7 @@ pub fn run(a: &SelftestArgs) -> i32 {
     let saved = if a.no_save {
         None
     } else {
-        match crate::suite_cmd::save(&result, wireperf_store::RunKind::Selftest, a.db.as_deref()) {
+        match crate::suite::save(&result, wireperf_store::RunKind::Selftest, a.db.as_deref()) {
             Ok(id) => Some(id.0),
             Err(e) => {
                 eprintln!("wireperf: warning - the run was not saved to history: {e}");
@@ -109,7 +111,7 @@ pub fn run(a: &SelftestArgs) -> i32 {
         });
         println!("{doc}");
     } else {
-        print!("{}", crate::suite_cmd::render(&result));
+        print!("{}", crate::suite::render(&result));
         match &doctor {
             Ok(r) => {
                 println!("\ndoctor: {} interface(s) inspected", r.interfaces.len());

@@ -3,6 +3,7 @@
 //! iperf3 has none of these (except `--server-max-duration`, 3.20+); they are flattened into
 //! the iperf3 flag set so that `wireperf -s --max-tests 4 --queue 30` reads naturally.
 
+use crate::iperf::roles::PUBLIC_SERVER;
 use clap::{Args, ValueEnum};
 
 /// Format of the operator's log records (one line per accepted/finished/refused/failed test).
@@ -19,44 +20,30 @@ pub enum LogFormat {
 #[derive(Debug, Args, Default)]
 pub struct PublicServerArgs {
     /// Run up to N tests at once (iperf3: 1).
-    #[arg(long = "max-tests", value_name = "N", help_heading = "Public server (wireperf only)")]
+    #[arg(long = "max-tests", value_name = "N", help_heading = PUBLIC_SERVER)]
     pub max_tests: Option<usize>,
     /// Hold a client that arrives while the server is full for up to SECS, then start its test
     /// when a slot frees (default: refuse at once with the busy answer).
-    #[arg(long = "queue", value_name = "SECS", help_heading = "Public server (wireperf only)")]
+    #[arg(long = "queue", value_name = "SECS", help_heading = PUBLIC_SERVER)]
     pub queue: Option<u64>,
     /// Clients waiting in the queue at once; beyond it the busy answer (default 16).
-    #[arg(long = "queue-max", value_name = "N", help_heading = "Public server (wireperf only)")]
+    #[arg(long = "queue-max", value_name = "N", help_heading = PUBLIC_SERVER)]
     pub queue_max: Option<usize>,
     /// Running tests per client IP address.
-    #[arg(long = "max-tests-per-client", value_name = "N", help_heading = "Public server (wireperf only)")]
+    #[arg(long = "max-tests-per-client", value_name = "N", help_heading = PUBLIC_SERVER)]
     pub max_tests_per_client: Option<usize>,
     /// Refuse tests longer than SECS (time + omit) and tests without a time limit (-n/-k);
     /// end a test the client does not end in time.
-    #[arg(long = "server-max-duration", value_name = "SECS", help_heading = "Public server (wireperf only)")]
+    #[arg(long = "server-max-duration", value_name = "SECS", help_heading = PUBLIC_SERVER)]
     pub server_max_duration: Option<u64>,
     /// Refuse tests with more than N parallel streams (-P).
-    #[arg(long = "max-parallel", value_name = "N", help_heading = "Public server (wireperf only)")]
+    #[arg(long = "max-parallel", value_name = "N", help_heading = PUBLIC_SERVER)]
     pub max_parallel: Option<u32>,
     /// Connections allowed between accept and a complete cookie (default 64, a quarter of it per
     /// address).
-    #[arg(long = "max-half-open", value_name = "N", help_heading = "Public server (wireperf only)")]
+    #[arg(long = "max-half-open", value_name = "N", help_heading = PUBLIC_SERVER)]
     pub max_half_open: Option<usize>,
     /// Format of the one-line records about each test (stderr, or --logfile).
-    #[arg(long = "log-format", value_name = "FORMAT", value_enum, help_heading = "Public server (wireperf only)")]
+    #[arg(long = "log-format", value_name = "FORMAT", value_enum, help_heading = PUBLIC_SERVER)]
     pub log_format: Option<LogFormat>,
-}
-
-impl PublicServerArgs {
-    /// True when any of these flags was given (they are server-only).
-    pub fn any(&self) -> bool {
-        self.max_tests.is_some()
-            || self.queue.is_some()
-            || self.queue_max.is_some()
-            || self.max_tests_per_client.is_some()
-            || self.server_max_duration.is_some()
-            || self.max_parallel.is_some()
-            || self.max_half_open.is_some()
-            || self.log_format.is_some()
-    }
 }

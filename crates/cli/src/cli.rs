@@ -1,0 +1,62 @@
+//! The whole command line: iperf3's flags at the top level, wireperf's own modes as
+//! subcommands. Each mode's flags live in its folder; [`parse`] also reports which role-specific
+//! iperf3 flags were given ([`crate::iperf::roles`]).
+
+use crate::iperf::roles::RoleFlags;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use std::ffi::OsString;
+
+/// wireperf: an iperf3-compatible network throughput tester with a link doctor.
+///
+/// Any iperf3 command line works with `iperf3` replaced by `wireperf` (`wireperf -s`,
+/// `wireperf -c HOST -R -P 4 -J`). New abilities are subcommands.
+#[derive(Debug, Parser)]
+#[command(
+    name = "wireperf",
+    disable_version_flag = true,
+    args_conflicts_with_subcommands = true,
+    max_term_width = 100,
+    after_help = "Sizes (-l, -n, -w) take binary K/M/G/T suffixes (K = 1024); rates (-b) take decimal ones (K = 1000), as in iperf3."
+)]
+pub struct Cli {
+    /// iperf3-compatible client/server flags.
+    #[command(flatten)]
+    pub iperf: crate::iperf::args::IperfArgs,
+    /// wireperf's own commands.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Subcommands beyond iperf3.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a server in-process on 127.0.0.1 and test upload, download and bidir against it.
+    Selftest(crate::selftest::SelftestArgs),
+    /// Upload, download and bidir (and UDP) against a server, judged against the link.
+    Suite(crate::suite::SuiteArgs),
+    /// Explain why a network link is slow, and how to fix it.
+    Doctor(wireperf_doctor::cli::DoctorArgs),
+    /// Prometheus exporter: /probe runs one test per scrape, /metrics has its own counters.
+    Exporter(wireperf_exporter::cli::ExporterArgs),
+    /// Past runs: list, show, compare, export, import iperf3 -J files, delete.
+    History(wireperf_store::cli::HistoryArgs),
+    /// Draw stored runs as one self-contained HTML page (--html) or SVG charts (--svg).
+    Report(crate::report_cmd::ReportArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    Completions(crate::manual::CompletionsArgs),
+    /// Write man pages for wireperf and each subcommand into a directory.
+    Man(crate::manual::ManArgs),
+}
+
+/// Parses a command line (`argv[0]` first) into the flags and the role-specific flags given.
+pub fn parse_from<I, T>(argv: I) -> Result<(Cli, RoleFlags), clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let mut cmd = Cli::command();
+    let matches = cmd.try_get_matches_from_mut(argv)?;
+    let cli = Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))?;
+    let roles = RoleFlags::given(&cmd, &matches);
+    Ok((cli, roles))
+}

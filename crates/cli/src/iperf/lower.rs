@@ -1,0 +1,281 @@
+//! Lowering flags into engine configurations ("high args"), with iperf3's parameter checks.
+//!
+//! Errors here are parameter errors: printed as `wireperf: parameter error - <msg>` and
+//! exit status 1, as iperf3 does. The messages are iperf3's where iperf3 has one.
+//!
+//! The lowering is pure: it reads no file and asks nothing on the terminal. What needs I/O
+//! (the size of a `-F` file, the RSA keys and the password) is returned as [`Pending`] for
+//! [`crate::iperf::files`] to finish. This file holds the flags both roles share and the role
+//! check; [`crate::iperf::lower_client`] and [`crate::iperf::lower_server`] the rest.
+
+use crate::iperf::args::IperfArgs;
+use crate::iperf::files::Pending;
+use crate::iperf::roles::RoleFlags;
+use crate::shared::endpoint::split_bind;
+use std::net::IpAddr;
+use std::time::Duration;
+use wireperf_engine::{ClientConfig, ServerConfig};
+use wireperf_protocol::IperfErrno;
+use wireperf_sys::sockopt::Keepalive;
+
+/// A parameter error.
+#[derive(Debug, thiserror::Error)]
+pub enum ParamError {
+    /// One of iperf3's parameter errors.
+    #[error("{0}")]
+    Iperf(IperfErrno),
+    /// A message of our own.
+    #[error("{0}")]
+    Msg(String),
+    /// An accepted flag whose feature is not built yet.
+    #[error("{0} is not supported yet by wireperf")]
+    NotYet(&'static str),
+}
+
+impl From<IperfErrno> for ParamError {
+    fn from(e: IperfErrno) -> Self {
+        ParamError::Iperf(e)
+    }
+}
+
+/// How to print.
+#[derive(Clone, Debug, Default)]
+pub struct OutputOpts {
+    /// `-J`.
+    pub json: bool,
+    /// `--json-stream`.
+    pub json_stream: bool,
+    /// `-V`.
+    pub verbose: bool,
+    /// `-f` letter; `a` = adaptive bits.
+    pub format: char,
+    /// `-T`.
+    pub title: Option<String>,
+    /// `--timestamps` format.
+    pub timestamps: Option<String>,
+    /// `--logfile`.
+    pub logfile: Option<String>,
+    /// `--forceflush`.
+    pub forceflush: bool,
+    /// `-d`.
+    pub debug: bool,
+}
+
+/// What to run.
+#[derive(Debug)]
+pub enum Mode {
+    /// `-c`.
+    Client(Box<ClientConfig>, OutputOpts),
+    /// `-s`.
+    Server(Box<ServerConfig>, OutputOpts, ServerProcess),
+    /// `-v`.
+    Version,
+}
+
+/// Process-level server options.
+#[derive(Debug, Default)]
+pub struct ServerProcess {
+    /// `-D`.
+    pub daemon: bool,
+    /// `-I`.
+    pub pidfile: Option<String>,
+    /// `--metrics ADDR`: serve the server's counters for Prometheus.
+    pub metrics: Option<String>,
+    /// `--log-format`: the operator's log records as text or JSON lines.
+    pub log_format: crate::iperf::args_server::LogFormat,
+}
+
+fn refuse_unsupported(a: &IperfArgs) -> Result<(), ParamError> {
+    let checks: [(bool, &'static str); 4] = [
+        (a.sctp, "SCTP (--sctp)"),
+        (a.flowlabel.is_some(), "IPv6 flow labels (-L)"),
+        (a.xbind.is_some() || a.nstreams.is_some(), "SCTP (-X/--nstreams)"),
+        (a.mptcp, "MPTCP (-m)"),
+    ];
+    match checks.iter().find(|(on, _)| *on) {
+        Some((_, what)) => Err(ParamError::NotYet(what)),
+        None => Ok(()),
+    }
+}
+
+pub(super) fn output_opts(a: &IperfArgs) -> Result<OutputOpts, ParamError> {
+    let format = match &a.format {
+        None => 'a',
+        Some(f) => match f.chars().next() {
+            Some(c) if "kmgtKMGT".contains(c) => c,
+            _ => return Err(IperfErrno::BADFORMAT.into()),
+        },
+    };
+    Ok(OutputOpts {
+        json: a.json || a.json_stream,
+        json_stream: a.json_stream,
+        verbose: a.verbose,
+        format,
+        title: a.title.clone(),
+        timestamps: a.timestamps.clone(),
+        logfile: a.logfile.clone(),
+        forceflush: a.forceflush,
+        debug: a.debug.is_some(),
+    })
+}
+
+pub(super) fn interval(a: &IperfArgs) -> Result<Option<Duration>, ParamError> {
+    match a.interval {
+        None => Ok(Some(Duration::from_secs(1))),
+        Some(0.0) => Ok(None),
+        Some(i) if (0.1..=60.0).contains(&i) => Ok(Some(Duration::from_secs_f64(i))),
+        Some(_) => Err(IperfErrno::INTERVAL.into()),
+    }
+}
+
+pub(super) fn port(a: &IperfArgs) -> Result<u16, ParamError> {
+    match a.port {
+        None => Ok(wireperf_protocol::DEFAULT_PORT),
+        Some(p) if (1..=65535).contains(&p) => Ok(p as u16),
+        Some(_) => Err(IperfErrno::BADPORT.into()),
+    }
+}
+
+pub(super) fn keepalive(a: &IperfArgs) -> Result<Option<Keepalive>, ParamError> {
+    let Some(spec) = &a.cntl_ka else { return Ok(None) };
+    let mut parts = spec.split('/').map(|s| {
+        if s.is_empty() {
+            Ok(None)
+        } else {
+            s.parse::<u32>().map(Some).map_err(|_| ParamError::Msg(format!("bad --cntl-ka value '{spec}'")))
+        }
+    });
+    let mut next = || parts.next().unwrap_or(Ok(None));
+    Ok(Some(Keepalive { idle_secs: next()?, interval_secs: next()?, count: next()? }))
+}
+
+pub(super) fn unit<T>(r: Result<T, wireperf_report::units::UnitError>) -> Result<T, ParamError> {
+    r.map_err(|e| ParamError::Msg(e.to_string()))
+}
+
+/// What both roles take from the flags they share.
+pub(super) struct Common {
+    /// How to print.
+    pub out: OutputOpts,
+    /// `-B` address.
+    pub bind: Option<IpAddr>,
+    /// `-B addr%dev` device.
+    pub bind_dev: Option<String>,
+    /// `--rcv-timeout` (default 120 s).
+    pub rcv_timeout: Duration,
+    /// `--snd-timeout`.
+    pub snd_timeout: Option<Duration>,
+    /// `-A`.
+    pub affinity: Option<usize>,
+}
+
+fn common(a: &IperfArgs) -> Result<Common, ParamError> {
+    let out = output_opts(a)?;
+    let (bind, bind_dev) = match &a.bind {
+        None => (None, None),
+        Some(b) => split_bind(b).map_err(ParamError::Msg)?,
+    };
+    if a.rcv_timeout.is_some_and(|t| !(1..=86_400_000).contains(&t)) {
+        return Err(IperfErrno::RCVTIMEOUT.into());
+    }
+    let affinity = match &a.affinity {
+        None => None,
+        Some(s) => Some(
+            s.split(',')
+                .next()
+                .unwrap_or("")
+                .parse::<usize>()
+                .map_err(|_| ParamError::Msg(format!("bad -A value '{s}'")))?,
+        ),
+    };
+    Ok(Common {
+        out,
+        bind,
+        bind_dev,
+        rcv_timeout: Duration::from_millis(a.rcv_timeout.unwrap_or(120_000)),
+        snd_timeout: a.snd_timeout.map(Duration::from_millis),
+        affinity,
+    })
+}
+
+/// Lowers the flags into what to run, and what is left to read from files.
+pub fn lower(a: &IperfArgs, roles: &RoleFlags) -> Result<(Mode, Pending), ParamError> {
+    if a.version {
+        return Ok((Mode::Version, Pending::default()));
+    }
+    match (a.server, &a.client) {
+        (true, Some(_)) => return Err(IperfErrno::SERVCLIENT.into()),
+        (false, None) => return Err(IperfErrno::NOROLE.into()),
+        _ => {}
+    }
+    refuse_unsupported(a)?;
+    let common = common(a)?;
+    if a.server {
+        if !roles.client_only.is_empty() {
+            return Err(IperfErrno::CLIENTONLY.into());
+        }
+        return crate::iperf::lower_server::lower(a, common);
+    }
+    if !roles.server_only.is_empty() {
+        return Err(IperfErrno::SERVERONLY.into());
+    }
+    crate::iperf::lower_client::lower(a, common)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wireperf_protocol::Protocol;
+
+    fn parse(cmd: &str) -> Result<Mode, ParamError> {
+        let (cli, roles) = crate::cli::parse_from(cmd.split_whitespace()).unwrap();
+        lower(&cli.iperf, &roles).map(|(mode, _)| mode)
+    }
+
+    #[test]
+    fn iperf3_parameter_errors() {
+        let msg = |c: &str| parse(c).unwrap_err().to_string();
+        assert_eq!(msg("wireperf"), "must either be a client (-c) or server (-s)");
+        assert_eq!(msg("wireperf -s -c h"), "cannot be both server and client");
+        assert_eq!(msg("wireperf -c h -f x"), "bad format specifier (valid formats are in the set [kmgtKMGT])");
+        assert_eq!(msg("wireperf -c h -P 200"), "number of parallel streams too large (maximum = 128)");
+        assert_eq!(msg("wireperf -c h -R --bidir"), "cannot be both reverse and bidirectional");
+        assert_eq!(msg("wireperf -c h -t 2 -n 1M"), "only one test end condition (-t, -n, -k) may be specified");
+        assert!(msg("wireperf -c h --sctp").contains("not supported yet"));
+        assert_eq!(msg("wireperf -c h -u -l 8"), "block size invalid (minimum = 16 bytes, maximum = 65507 bytes)");
+        assert_eq!(msg("wireperf -s -t 3"), "some option you are trying to set is client only");
+    }
+
+    #[test]
+    fn sizes_and_rates_use_iperf3_bases() {
+        let Ok(Mode::Client(c, _)) = parse("wireperf -c h -n 20M -l 128K -w 1M -b 100M/10") else { panic!() };
+        assert_eq!((c.params.num, c.params.len, c.params.window), (20 * 1024 * 1024, 131072, Some(1 << 20)));
+        assert_eq!((c.params.bandwidth, c.params.burst, c.params.time), (Some(100_000_000), Some(10), 0));
+    }
+
+    #[test]
+    fn udp_defaults_and_flags() {
+        let Ok(Mode::Client(c, _)) = parse("wireperf -c h -u") else { panic!() };
+        let p = &c.params;
+        assert_eq!((p.protocol, p.len, p.bandwidth), (Protocol::Udp, 0, Some(1_048_576)));
+        let Ok(Mode::Client(c, _)) = parse(
+            "wireperf -c h -u -b 0 -l 1448 --udp-counters-64bit --dont-fragment --fq-rate 10M --repeating-payload",
+        ) else {
+            panic!()
+        };
+        let p = &c.params;
+        assert_eq!((p.len, p.bandwidth, p.fqrate), (1448, None, Some(10_000_000)));
+        assert!(p.udp_counters_64bit && p.dont_fragment && p.repeating_payload);
+        let Ok(Mode::Client(c, _)) = parse("wireperf -c h -u -b 200M/8") else { panic!() };
+        assert_eq!((c.params.bandwidth, c.params.burst), (Some(200_000_000), Some(8)));
+    }
+
+    #[test]
+    fn bind_with_device_and_dscp() {
+        let Ok(Mode::Client(c, _)) = parse("wireperf -c h -B 127.0.0.1%lo --dscp ef") else { panic!() };
+        assert_eq!(c.bind_dev.as_deref(), Some("lo"));
+        assert_eq!(c.params.tos, Some(46 << 2));
+        let Ok(Mode::Client(c, _)) = parse("wireperf -c h -S 0x10") else { panic!() };
+        assert_eq!(c.params.tos, Some(16));
+    }
+}

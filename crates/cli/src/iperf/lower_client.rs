@@ -1,0 +1,169 @@
+//! Lowering the client's flags into a [`ClientConfig`]: the test parameters sent to the server,
+//! then where and how to connect.
+
+use crate::iperf::args::IperfArgs;
+use crate::iperf::auth::ClientAuth;
+use crate::iperf::files::Pending;
+use crate::iperf::lower::{Common, Mode, ParamError, interval, keepalive, port, unit};
+use crate::iperf::tos;
+use crate::shared::endpoint::{family, split_host};
+use crate::shared::parallel::{self, ParallelError};
+use std::time::Duration;
+use wireperf_engine::ClientConfig;
+use wireperf_protocol::params::limits;
+use wireperf_protocol::{IperfErrno, Protocol, TestParams};
+use wireperf_report::units::{parse_rate, parse_rate_burst, parse_size};
+
+/// iperf3's UDP rate when `-b` is not given (1 Mbit/s in binary units: 1048576 bit/s).
+const UDP_DEFAULT_RATE: u64 = 1024 * 1024;
+
+/// The test parameters: what the client sends the server in its parameter exchange.
+fn test_params(a: &IperfArgs) -> Result<TestParams, ParamError> {
+    let udp = a.udp;
+    let mut p = TestParams { protocol: if udp { Protocol::Udp } else { Protocol::Tcp }, ..Default::default() };
+    if udp {
+        // iperf3's UDP defaults: 1 Mbit/s, and a block size the engine picks from the control
+        // connection's MSS (len 0 = not given).
+        p.len = 0;
+        p.bandwidth = Some(UDP_DEFAULT_RATE);
+    }
+    if let Some(t) = a.time {
+        if !(0.0..=f64::from(limits::MAX_TIME)).contains(&t) {
+            return Err(IperfErrno::DURATION.into());
+        }
+        p.time = t as u32;
+    }
+    if let Some(n) = &a.bytes {
+        p.num = unit(parse_size(n))?;
+        p.time = 0;
+    }
+    if let Some(k) = &a.blockcount {
+        p.blockcount = unit(parse_size(k))?;
+        p.time = 0;
+    }
+    if let Some(par) = a.parallel {
+        p.parallel = parallel::check(par).map_err(|e| match e {
+            ParallelError::TooMany => ParamError::Iperf(IperfErrno::NUMSTREAMS),
+            ParallelError::TooFew => ParamError::Msg(e.to_string()),
+        })?;
+    }
+    if let Some(l) = &a.length {
+        let len = unit(parse_size(l))?;
+        if udp && !(u64::from(limits::MIN_UDP_BLOCK)..=u64::from(limits::MAX_UDP_BLOCK)).contains(&len) {
+            return Err(IperfErrno::UDPBLOCKSIZE.into());
+        }
+        if len > u64::from(limits::MAX_TCP_BLOCK) {
+            return Err(IperfErrno::BLOCKSIZE.into());
+        }
+        if len == 0 {
+            return Err(ParamError::Msg("block size must be at least 1 byte".into()));
+        }
+        p.len = len as u32;
+    }
+    if let Some(w) = &a.window {
+        let w = unit(parse_size(w))?;
+        if w > u64::from(limits::MAX_WINDOW) {
+            return Err(IperfErrno::BUFSIZE.into());
+        }
+        p.window = Some(w as u32).filter(|&w| w > 0);
+    }
+    if let Some(m) = a.set_mss {
+        if !(0..=9216).contains(&m) {
+            return Err(IperfErrno::MSS.into());
+        }
+        p.mss = Some(m as u32).filter(|&m| m > 0);
+    }
+    if let Some(o) = a.omit {
+        if !(0.0..=f64::from(limits::MAX_OMIT)).contains(&o) {
+            return Err(IperfErrno::OMIT.into());
+        }
+        p.omit = o as u32;
+    }
+    if let Some(b) = &a.bitrate {
+        let (rate, burst) = unit(parse_rate_burst(b))?;
+        p.bandwidth = Some(rate).filter(|&r| r > 0);
+        if let Some(burst) = burst {
+            if !(1..=1000).contains(&burst) {
+                return Err(IperfErrno::BURST.into());
+            }
+            p.burst = Some(burst);
+        }
+    }
+    if let Some(t) = &a.tos {
+        p.tos = Some(tos::parse_tos(t)?).filter(|&t| t != 0);
+    }
+    if let Some(d) = &a.dscp {
+        p.tos = Some(tos::parse_dscp(d)?).filter(|&t| t != 0);
+    }
+    p.nodelay = a.no_delay;
+    p.reverse = a.reverse;
+    p.bidirectional = a.bidir;
+    p.congestion = a.congestion.clone();
+    p.title = a.title.clone();
+    p.extra_data = a.extra_data.clone();
+    p.get_server_output = a.get_server_output;
+    p.repeating_payload = a.repeating_payload;
+    p.udp_counters_64bit = a.udp_counters_64bit;
+    p.dont_fragment = a.dont_fragment;
+    p.zerocopy = a.zerocopy.is_some();
+    p.skip_rx_copy = a.skip_rx_copy;
+    if let Some(f) = &a.fq_rate {
+        p.fqrate = Some(unit(parse_rate(f))?).filter(|&r| r > 0);
+    }
+    Ok(p)
+}
+
+/// Lowers a client's flags (`a.client` is set).
+pub(super) fn lower(a: &IperfArgs, common: Common) -> Result<(Mode, Pending), ParamError> {
+    let Some(host_arg) = &a.client else { return Err(IperfErrno::NOROLE.into()) };
+    if a.reverse && a.bidir {
+        return Err(IperfErrno::REVERSEBIDIR.into());
+    }
+    if a.rcv_timeout.is_some() && !a.reverse && !a.bidir {
+        return Err(IperfErrno(32).into());
+    }
+    let ends = [a.time.is_some(), a.bytes.is_some(), a.blockcount.is_some()].iter().filter(|&&x| x).count();
+    if ends > 1 {
+        return Err(IperfErrno::ENDCONDITIONS.into());
+    }
+    let p = test_params(a)?;
+    let send_mode = crate::iperf::lower_zerocopy::send_mode(a.zerocopy.as_deref())?;
+    let mut pending = Pending {
+        client_auth: ClientAuth::from_flags(
+            a.username.as_deref(),
+            a.rsa_public_key_path.as_deref(),
+            a.use_pkcs1_padding,
+        )?,
+        ..Pending::default()
+    };
+    let (host, host_dev) = split_host(host_arg);
+    let cport = match a.cport {
+        None => None,
+        Some(c) if (1..=65535).contains(&c) => Some(c as u16),
+        Some(_) => return Err(IperfErrno::BADPORT.into()),
+    };
+    if let Some(f) = &a.file {
+        if p.protocol == Protocol::Udp {
+            return Err(IperfErrno::UDPFILETRANSFER.into());
+        }
+        // iperf3: without -t/-n/-k a sending client ends the test when the file is sent.
+        if !p.reverse && ends == 0 {
+            pending.send_file_size = Some(f.clone());
+        }
+    }
+    let mut cfg = ClientConfig::new(host, p);
+    cfg.file = a.file.as_ref().map(std::path::PathBuf::from);
+    cfg.port = port(a)?;
+    cfg.family = family(a.version4, a.version6);
+    cfg.bind = common.bind;
+    cfg.bind_dev = common.bind_dev.or(host_dev);
+    cfg.cport = cport;
+    cfg.connect_timeout = a.connect_timeout.map(Duration::from_millis);
+    cfg.interval = interval(a)?;
+    cfg.rcv_timeout = common.rcv_timeout;
+    cfg.snd_timeout = common.snd_timeout;
+    cfg.cntl_ka = keepalive(a)?;
+    cfg.affinity = common.affinity;
+    cfg.send_mode = send_mode.unwrap_or_default();
+    Ok((Mode::Client(Box::new(cfg), common.out), pending))
+}

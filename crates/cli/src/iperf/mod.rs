@@ -1,0 +1,53 @@
+//! iperf3 mode (`wireperf -c HOST …` / `wireperf -s …`): the flags, their lowering into engine
+//! configurations, and the entry point that runs the client or the server.
+//!
+//! - `args.rs` / `args_server.rs` — iperf3's flags and wireperf's public-server flags (clap).
+//! - `roles.rs` — which flags are client-only or server-only, derived from their definitions.
+//! - `lower.rs` — the pure lowering: shared flags and the role check; `lower_client.rs`,
+//!   `lower_server.rs`, `lower_zerocopy.rs` and `tos.rs` the per-role and per-value parts.
+//! - `files.rs` — what lowering needs from files and the terminal (`-F` size, RSA keys).
+//! - `auth.rs` — iperf3 authentication: the checked flags, the server's authorizer, the token.
+
+pub mod args;
+pub mod args_server;
+pub mod auth;
+pub mod files;
+pub mod lower;
+mod lower_client;
+mod lower_server;
+mod lower_zerocopy;
+pub mod roles;
+mod tos;
+
+use crate::iperf::roles::RoleFlags;
+
+/// Lowers and reads what the flags name: the mode to run, or a parameter error.
+pub fn load(a: &args::IperfArgs, roles: &RoleFlags) -> Result<lower::Mode, lower::ParamError> {
+    let (mode, pending) = lower::lower(a, roles)?;
+    files::finish(mode, &pending)
+}
+
+/// Runs iperf3 mode; returns the exit status.
+pub fn run(a: &args::IperfArgs, roles: &RoleFlags) -> i32 {
+    match load(a, roles) {
+        Ok(lower::Mode::Version) => {
+            println!("{}", wireperf_engine::report_version());
+            println!("{}", wireperf_sys::system_info());
+            0
+        }
+        Ok(lower::Mode::Client(cfg, out)) => {
+            let save = (!a.no_save).then(|| a.db.clone());
+            crate::client_cmd::run(&cfg, &out, save.as_ref().map(Option::as_deref))
+        }
+        Ok(lower::Mode::Server(cfg, out, proc)) => crate::server_cmd::run(&cfg, &out, &proc),
+        Err(e) => {
+            eprintln!("wireperf: parameter error - {e}");
+            if !matches!(e, lower::ParamError::NotYet(_)) {
+                eprintln!();
+                eprintln!("Usage: wireperf [-s|-c host] [options]");
+                eprintln!("Try `wireperf --help' for more information.");
+            }
+            1
+        }
+    }
+}

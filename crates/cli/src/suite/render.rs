@@ -1,0 +1,89 @@
+//! The text rendering of a [`SuiteResult`] (suite and selftest print it).
+
+use wireperf_report::units::format_unit;
+use wireperf_suite::SuiteResult;
+use wireperf_suite::verdict::Grade;
+
+fn rate(bps: f64) -> String {
+    if bps > 0.0 { format!("{}s/sec", format_unit(bps / 8.0, 'a')) } else { "-".into() }
+}
+
+/// The human-readable result.
+pub fn render(r: &SuiteResult) -> String {
+    let mut s = String::new();
+    s.push_str(&format!(
+        "wireperf suite: {} port {}, {} s per phase, {} stream{} per direction\n",
+        r.server,
+        r.port,
+        r.seconds,
+        r.parallel,
+        if r.parallel == 1 { "" } else { "s" }
+    ));
+    match (&r.link.iface, &r.link.ceiling) {
+        (Some(i), Some(c)) => s.push_str(&format!(
+            "link: {i}{}, ceiling {} TCP / {} UDP ({})\n",
+            r.link.doctor.as_ref().and_then(|d| d.link.driver.as_ref()).map(|d| format!(" ({d})")).unwrap_or_default(),
+            rate(c.tcp_bps as f64),
+            rate(c.udp_bps as f64),
+            c.described_as
+        )),
+        (Some(i), None) => s.push_str(&format!("link: {i}\n")),
+        _ => {}
+    }
+    if let Some(n) = &r.link.note {
+        s.push_str(&format!("note: {n}\n"));
+    }
+    s.push_str(&format!("\n{:<10} {:>16} {:>16} {:>8}\n", "phase", "upload", "download", "retr"));
+    for p in &r.phases {
+        match &p.error {
+            None => s.push_str(&format!(
+                "{:<10} {:>16} {:>16} {:>8}{}\n",
+                p.phase.name(),
+                rate(p.upload_bps),
+                rate(p.download_bps),
+                p.retransmits,
+                p.udp_loss.map(|(l, t)| format!("  loss {l}/{t}")).unwrap_or_default()
+            )),
+            Some(e) => s.push_str(&format!("{:<10} failed: {e}\n", p.phase.name())),
+        }
+    }
+    if !r.verdicts.is_empty() {
+        s.push_str("\nverdicts:\n");
+        for v in &r.verdicts {
+            let mark = match v.grade {
+                Grade::Good => "good",
+                Grade::Fair => "fair",
+                Grade::Slow => "SLOW",
+                Grade::Unknown => "  - ",
+            };
+            s.push_str(&format!("  [{mark}] {}: {}\n", v.phase, v.text));
+        }
+    }
+    if !r.remarks.is_empty() {
+        s.push_str("\nremarks:\n");
+        for m in &r.remarks {
+            s.push_str(&format!("  - {m}\n"));
+        }
+    }
+    if let Some(d) = &r.disk {
+        s.push_str(&format!(
+            "\ndisk {}: write {:.0} MB/s, read {}{}\n",
+            d.path.display(),
+            d.write_bytes_per_sec / 1e6,
+            d.read_bytes_per_sec
+                .map_or("not measured (no direct I/O on this filesystem)".into(), |r| format!("{:.0} MB/s", r / 1e6)),
+            if d.direct_io { " (direct I/O)" } else { "" }
+        ));
+    }
+    if let Some(e) = &r.disk_error {
+        s.push_str(&format!("\ndisk check failed: {e}\n"));
+    }
+    if let Some(d) = r.link.doctor.as_ref().filter(|d| !d.findings.is_empty()) {
+        s.push_str(&format!("\ndoctor findings on {}:\n", d.link.name));
+        for f in &d.findings {
+            s.push_str(&format!("  {:<4} {}: {}\n", format!("{:?}", f.severity).to_lowercase(), f.id, f.summary));
+        }
+        s.push_str("  (run `wireperf doctor` for evidence and fixes)\n");
+    }
+    s
+}
