@@ -35,11 +35,11 @@ pub enum Command {
     /// Upload, download and bidir (and UDP) against a server, judged against the link.
     Suite(crate::suite::SuiteArgs),
     /// Explain why a network link is slow, and how to fix it.
-    Doctor(wireperf_doctor::cli::DoctorArgs),
+    Doctor(crate::doctor::DoctorArgs),
     /// Prometheus exporter: /probe runs one test per scrape, /metrics has its own counters.
-    Exporter(wireperf_exporter::cli::ExporterArgs),
+    Exporter(crate::exporter::ExporterArgs),
     /// Past runs: list, show, compare, export, import iperf3 -J files, delete.
-    History(wireperf_store::cli::HistoryArgs),
+    History(crate::history::HistoryArgs),
     /// Draw stored runs as one self-contained HTML page (--html) or SVG charts (--svg).
     Report(crate::report_cmd::ReportArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.

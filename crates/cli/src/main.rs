@@ -5,7 +5,11 @@
 mod cli;
 mod client_cmd;
 mod debug_out;
+mod doctor;
+mod exporter;
+mod history;
 mod iperf;
+mod iperf2;
 mod json_out;
 mod manual;
 mod output;
@@ -22,9 +26,9 @@ mod text_out;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    // iperf 2 mode has its own flag set (-d, -r, -L, -y ...), parsed by its crate.
+    // iperf 2 mode has its own flag set (-d, -r, -L, -y ...) and its own parser (iperf2/).
     if std::env::args_os().nth(1).is_some_and(|a| a == "--iperf2") {
-        let code = wireperf_iperf2::cli::main_from_args(std::env::args_os().skip(2));
+        let code = iperf2::main_from_args(std::env::args_os().skip(2));
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
     let (cli, roles) = match cli::parse_from(std::env::args_os()) {
@@ -41,26 +45,10 @@ fn main() -> ExitCode {
         Some(cli::Command::Completions(a)) => manual::completions(&a),
         Some(cli::Command::Man(a)) => manual::man_pages(&a),
         Some(cli::Command::Suite(a)) => suite::run(&a),
-        Some(cli::Command::Exporter(a)) => match wireperf_exporter::cli::run(&a) {
-            Ok(()) => 0,
-            Err(e) => {
-                eprintln!("wireperf: exporter error - {e}");
-                1
-            }
-        },
+        Some(cli::Command::Exporter(a)) => exporter::run(&a),
         Some(cli::Command::Report(a)) => report_cmd::run(&a),
-        Some(cli::Command::History(a)) => wireperf_store::cli::run(&a).unwrap_or_else(|e| {
-            eprintln!("wireperf: history error - {e}");
-            1
-        }),
-        Some(cli::Command::Doctor(a)) => match wireperf_doctor::cli::run(&a) {
-            Ok(code) => code,
-            Err(e) => {
-                // 3, not 1: exit 1 and 2 already mean "a warn/crit finding".
-                eprintln!("wireperf: doctor error - {e}");
-                3
-            }
-        },
+        Some(cli::Command::History(a)) => history::run(&a),
+        Some(cli::Command::Doctor(a)) => doctor::run(&a),
         None => iperf::run(&cli.iperf, &roles),
     };
     ExitCode::from(u8::try_from(code).unwrap_or(1))

@@ -20,13 +20,14 @@
 //! - `apply.rs` — `--apply` planning/execution and `--undo`; `journal.rs` — the JSON journal of changes.
 //! - `snapshot_capture.rs` — `--snapshot`: copy exactly the files read (+ kernel log) to a dir or tar.
 //! - `route.rs` — which interface routes to an IP address. `qdisc.rs` — root qdisc rate limits (tbf/htb).
-//! - `cli.rs` — [`cli::DoctorArgs`] and [`cli::run`]; the only module that prints.
+//! - `command.rs` — [`DoctorConfig`] and [`run`]/[`run_with`]: the whole `wireperf doctor` command
+//!   as a library call; the only module that prints. (Its flags are parsed in the `cli` crate.)
 
 #![forbid(unsafe_code)]
 
 pub mod adapters;
 pub mod apply;
-pub mod cli;
+pub mod command;
 pub mod error;
 pub mod goodput;
 pub mod journal;
@@ -44,6 +45,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+pub use command::{DoctorConfig, run, run_with};
 pub use error::Error;
 pub use goodput::{Goodput, UsbLink, theoretical_goodput};
 pub use qdisc::{RateLimit, root_rate_limit};

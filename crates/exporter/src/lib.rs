@@ -16,13 +16,13 @@
 //! - [`health`]: the exporter's own `/metrics`.
 //! - [`http`]: the axum routes and the `current_thread` runtime serving them.
 //! - [`server_metrics`]: `wireperf -s --metrics`: the server's counters and their endpoint.
-//! - [`cli`]: `wireperf exporter` arguments and entry point. `log`: the one-line log.
+//! - [`serve`]: `wireperf exporter` as a library call: [`ExporterConfig`] in, endpoints served
+//!   (its flags are parsed in the `cli` crate). `log`: the one-line log.
 //! - [`error`]: [`Error`], and binding listen addresses.
 
 #![forbid(unsafe_code)]
 
 pub mod budget;
-pub mod cli;
 pub mod error;
 pub mod failure;
 pub mod health;
@@ -33,7 +33,9 @@ pub mod params;
 pub mod probe;
 pub mod render;
 pub mod results;
+pub mod serve;
 pub mod server_metrics;
 
 pub use error::Error;
+pub use serve::{ExporterConfig, run};
 pub use server_metrics::ServerMetrics;

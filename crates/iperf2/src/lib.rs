@@ -17,15 +17,16 @@
 //! - [`event`]: what the engine reports while running (connections, intervals, totals).
 //! - [`engine`]: threads and blocking sockets: the client, the server, TCP and UDP streams.
 //! - [`output`]: renderers — iperf 2 text, CSV, and the JSON `TestReport`.
-//! - [`cli`]: iperf2-style flags ([`cli::Iperf2Args`]) and the entry points the binary calls.
+//! - [`run`]: one test ([`run::Test`]) run to its output, and [`run::client_report`] for the
+//!   suite. (`--iperf2` flags are parsed in the `cli` crate.)
 
 #![forbid(unsafe_code)]
 
-pub mod cli;
 pub mod config;
 pub mod engine;
 pub mod event;
 pub mod output;
+pub mod run;
 pub mod stats;
 pub mod units;
 pub mod wire;

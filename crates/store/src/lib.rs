@@ -25,12 +25,13 @@
 //! - `export.rs` — [`Store::export`]: runs as one JSON document.
 //! - `client.rs` — [`save_client_run`], the call `wireperf -c` makes.
 //! - `path.rs` — [`default_db_path`]. `time.rs` — RFC 3339 text of unix times.
-//! - `render.rs` — text tables for list/show/compare. `cli.rs` — `wireperf history` (clap + run).
+//! - `render.rs` — text tables for list/show/compare. `command.rs` — `wireperf history` as a
+//!   library call ([`HistoryRequest`] in, [`Output`] out; its flags are parsed in `cli`).
 
 #![forbid(unsafe_code)]
 
-pub mod cli;
 mod client;
+mod command;
 pub mod compare;
 mod error;
 mod export;
@@ -46,6 +47,7 @@ mod store;
 mod time;
 
 pub use client::{current_command_line, save_client_run};
+pub use command::{HistoryCommand, HistoryRequest, Output, execute, run};
 pub use compare::{Comparison, LinkChange, LinkComparison, MetricDelta, PhaseComparison, Unit};
 pub use error::StoreError;
 pub use export::EXPORT_SCHEMA;

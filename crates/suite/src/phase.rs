@@ -172,7 +172,7 @@ pub fn run_phase_iperf2(base: &ClientConfig, phase: Phase, time: u32, parallel: 
         window: None,
         enhanced: false,
     };
-    let (report, mut error) = wireperf_iperf2::cli::client_report(&cfg);
+    let (report, mut error) = wireperf_iperf2::run::client_report(&cfg);
     let e = &report.end;
     let (upload_bps, download_bps) = match phase {
         Phase::Download => (0.0, bps(e.sum_received.as_ref())),

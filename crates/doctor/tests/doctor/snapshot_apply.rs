@@ -1,10 +1,10 @@
 //! --snapshot round trips and --apply/--undo on fixture trees (no root needed: `--root` mode
 //! writes into the tree).
 
-use wireperf_doctor::cli::{DoctorArgs, run_with};
+use wireperf_doctor::{DoctorConfig, run_with};
 
 /// Runs the CLI entry point, capturing its output.
-fn run(args: &DoctorArgs) -> Result<i32, wireperf_doctor::Error> {
+fn run(args: &DoctorConfig) -> Result<i32, wireperf_doctor::Error> {
     let mut sink = Vec::new();
     run_with(args, &mut sink)
 }
@@ -71,7 +71,7 @@ fn apply_and_undo_on_a_fixture_root() {
     let txq = tree.root().join("sys/class/net/enp3s0/tx_queue_len");
     let read = |p: &std::path::Path| std::fs::read_to_string(p).expect("read").trim().to_string();
     let (rps0, txq0) = (read(&rps), read(&txq));
-    let args = DoctorArgs { root: Some(tree.root().to_path_buf()), apply: true, ..Default::default() };
+    let args = DoctorConfig { root: Some(tree.root().to_path_buf()), apply: true, ..Default::default() };
     assert_eq!(run(&args).expect("apply"), 0);
     assert_eq!((read(&rps).as_str(), read(&txq).as_str()), ("f", "1000"));
     // Default journal location in --root mode.
@@ -82,7 +82,7 @@ fn apply_and_undo_on_a_fixture_root() {
     // Nothing left to apply: a second run changes nothing and keeps the journal.
     assert_eq!(run(&args).expect("apply again"), 0);
     assert_eq!(journal::load(&jpath).expect("journal").entries.len(), 2);
-    let undo = DoctorArgs { root: Some(tree.root().to_path_buf()), undo: true, ..Default::default() };
+    let undo = DoctorConfig { root: Some(tree.root().to_path_buf()), undo: true, ..Default::default() };
     assert_eq!(run(&undo).expect("undo"), 0);
     assert_eq!((read(&rps), read(&txq)), (rps0, txq0));
     assert!(journal::load(&jpath).expect("journal").undone);
@@ -102,7 +102,7 @@ fn apply_only_touches_named_interfaces() {
     crate::fixture::UsbNic { net: crate::fixture::Netdev { rps: "0", ..Default::default() }, ..Default::default() }
         .write(&tree);
     let jpath = tree.root().join("j.json");
-    let args = DoctorArgs {
+    let args = DoctorConfig {
         root: Some(tree.root().to_path_buf()),
         apply: true,
         interfaces: vec!["enp3s0".into()],

@@ -1,91 +1,59 @@
-//! `wireperf history`: the arguments and the entry point the `cli` crate calls. This module
-//! and [`crate::render`] are the only ones that make text for the user.
+//! `wireperf history` as a library call: a typed [`HistoryRequest`] in, what to print and the
+//! exit status out. This module and [`crate::render`] are the only ones that make text for the
+//! user. (Its flags are parsed in the `cli` crate.)
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 
 use crate::error::StoreError;
-use crate::model::{ListFilter, RunId, RunKind};
+use crate::model::{ListFilter, RunId};
 use crate::store::Store;
 use crate::{import, render};
 
-/// Past runs: list, show, compare, export, import, delete.
-///
-/// Every `wireperf -c` run (unless --no-save), suite and selftest is stored in an SQLite
-/// database: $WIREPERF_DB if set, else $XDG_DATA_HOME/wireperf/history.sqlite, else
-/// ~/.local/share/wireperf/history.sqlite. With no subcommand, lists the runs.
-#[derive(Debug, Clone, Default, Args)]
-pub struct HistoryArgs {
-    /// What to do (default: list).
-    #[command(subcommand)]
-    pub command: Option<HistoryCommand>,
-    /// Print JSON instead of text.
-    #[arg(long, global = true)]
+/// One `wireperf history` request (the `cli` crate lowers its flags into this).
+#[derive(Debug, Clone, Default)]
+pub struct HistoryRequest {
+    /// What to do.
+    pub command: HistoryCommand,
+    /// JSON instead of text.
     pub json: bool,
-    /// The history database file (overrides WIREPERF_DB and the default location).
-    #[arg(long, global = true, value_name = "PATH")]
+    /// The database file (else [`Store::open_default`]'s choice).
     pub db: Option<PathBuf>,
 }
 
-/// `wireperf history` subcommands.
-#[derive(Debug, Clone, Subcommand)]
+/// What a history request does.
+#[derive(Debug, Clone)]
 pub enum HistoryCommand {
-    /// List stored runs, oldest first.
-    List(ListArgs),
-    /// Everything stored about one run: parameters, phases, streams, interval series.
-    Show {
-        /// Run id (from `history list`).
-        id: RunId,
-    },
-    /// Two runs side by side, per phase, with the change in percent and what changed in the link.
-    Compare {
-        /// The earlier run (the baseline).
-        a: RunId,
-        /// The later run.
-        b: RunId,
-    },
-    /// Write runs (all when no id is given) as one JSON document.
+    /// The runs the filter selects, oldest first.
+    List(ListFilter),
+    /// Everything stored about one run.
+    Show(RunId),
+    /// Two runs side by side: the baseline, then the later run.
+    Compare(RunId, RunId),
+    /// Runs (all when `ids` is empty) as one JSON document, to `output` or standard output.
     Export {
         /// Run ids.
         ids: Vec<RunId>,
-        /// Write to FILE instead of standard output.
-        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        /// The file to write.
         output: Option<PathBuf>,
     },
-    /// Store iperf3 `-J` output files (client or server side, TCP or UDP) as runs.
+    /// iperf3 `-J` files stored as runs, each with `label`.
     Import {
         /// iperf3 -J files, one test each.
-        #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
         /// A label for the imported runs.
-        #[arg(long)]
         label: Option<String>,
     },
     /// Delete one run.
-    Delete {
-        /// Run id.
-        id: RunId,
-    },
+    Delete(RunId),
 }
 
-/// `history list` filters.
-#[derive(Debug, Clone, Default, Args)]
-pub struct ListArgs {
-    /// Only the newest N runs.
-    #[arg(short = 'n', long, value_name = "N")]
-    pub limit: Option<u32>,
-    /// Only runs of this kind: client, suite, selftest, import.
-    #[arg(long, value_parser = ["client", "suite", "selftest", "import"])]
-    pub kind: Option<String>,
-    /// Only runs against this host (as stored: the address or name given to -c).
-    #[arg(long, value_name = "HOST")]
-    pub remote: Option<String>,
-    /// Only runs with this label.
-    #[arg(long)]
-    pub label: Option<String>,
+impl Default for HistoryCommand {
+    fn default() -> Self {
+        HistoryCommand::List(ListFilter::default())
+    }
 }
 
 /// What a command printed and its exit status.
@@ -108,26 +76,18 @@ fn pretty(v: &impl serde::Serialize) -> Result<String, StoreError> {
 }
 
 /// Runs a history command and returns what to print.
-pub fn execute(a: &HistoryArgs) -> Result<Output, StoreError> {
+pub fn execute(a: &HistoryRequest) -> Result<Output, StoreError> {
     let mut store = Store::open_default(a.db.as_deref())?;
-    let cmd = a.command.clone().unwrap_or(HistoryCommand::List(ListArgs::default()));
-    match cmd {
-        HistoryCommand::List(l) => {
-            let filter = ListFilter {
-                kind: l.kind.as_deref().and_then(RunKind::parse),
-                remote_host: l.remote,
-                label: l.label,
-                since_unix: None,
-                limit: l.limit,
-            };
+    match a.command.clone() {
+        HistoryCommand::List(filter) => {
             let runs = store.list(&filter)?;
             Ok(ok(if a.json { pretty(&runs)? } else { render::list(&runs) }))
         }
-        HistoryCommand::Show { id } => {
+        HistoryCommand::Show(id) => {
             let d = store.get(id)?;
             Ok(ok(if a.json { pretty(&d)? } else { render::show(&d) }))
         }
-        HistoryCommand::Compare { a: x, b: y } => {
+        HistoryCommand::Compare(x, y) => {
             let c = store.compare(x, y)?;
             Ok(ok(if a.json { pretty(&c)? } else { render::compare(&c) }))
         }
@@ -148,7 +108,7 @@ pub fn execute(a: &HistoryArgs) -> Result<Output, StoreError> {
             }
         }
         HistoryCommand::Import { files, label } => Ok(import_files(&mut store, &files, label, a.json)?),
-        HistoryCommand::Delete { id } => {
+        HistoryCommand::Delete(id) => {
             store.delete(id)?;
             Ok(ok(if a.json { pretty(&json!({ "deleted": id }))? } else { format!("deleted run {id}\n") }))
         }
@@ -193,7 +153,7 @@ fn import_files(
 }
 
 /// Runs a history command, printing its output; returns the exit status.
-pub fn run(a: &HistoryArgs) -> Result<i32, StoreError> {
+pub fn run(a: &HistoryRequest) -> Result<i32, StoreError> {
     let out = execute(a)?;
     print!("{}", out.stdout);
     eprint!("{}", out.stderr);

@@ -1,10 +1,9 @@
-//! `wireperf doctor`: the arguments and the entry point the `cli` crate calls. This is the only
-//! module that prints; everything else returns data.
+//! `wireperf doctor` as a library call: a typed [`DoctorConfig`] in, the report (or the
+//! snapshot, apply and undo steps) written out, the exit status back. This is the only module
+//! that prints; everything else returns data.
 
 use std::io::Write;
 use std::path::PathBuf;
-
-use clap::Args;
 
 use crate::apply::{self, StepResult};
 use crate::error::Error;
@@ -14,96 +13,52 @@ use crate::root::Root;
 use crate::rules::{RuleOptions, Severity};
 use crate::{InspectOptions, inspect_with, json, render, snapshot_capture};
 
-/// Why is this link slow, and what is the fix.
-///
-/// Inspects every physical network interface (or the named ones): driver, bus (PCI/USB with
-/// link speed and chip revision), link, MTU, queues, RPS, rings, coalescing, sysctls, error
-/// counters and theoretical goodput; then lists findings worst first, each with evidence and
-/// exact fix commands.
-///
-/// Exit status: 0 no findings above info, 1 a warning, 2 a critical finding.
-#[derive(Debug, Clone, Default, Args)]
-pub struct DoctorArgs {
-    /// Interfaces to inspect (default: every physical interface; loopback is never included
-    /// unless named).
-    #[arg(value_name = "IFACE")]
+/// What `wireperf doctor` is asked to do (the `cli` crate lowers its flags into this).
+#[derive(Debug, Clone, Default)]
+pub struct DoctorConfig {
+    /// Interfaces to inspect (empty: every physical interface; loopback only when named).
     pub interfaces: Vec<String>,
-
-    /// Print one JSON document (schema_version 1) instead of text.
-    #[arg(long)]
+    /// One JSON document (schema_version 1) instead of text.
     pub json: bool,
-
-    /// Read DIR/sys, DIR/proc, DIR/lib/firmware, DIR/wireperf/IF/* instead of the live system;
-    /// no command, netlink or ioctl is used. For fixtures and --snapshot output.
-    #[arg(long, value_name = "DIR")]
+    /// Read this tree instead of the live system (fixtures, `--snapshot` output).
     pub root: Option<PathBuf>,
-
-    /// Read kernel messages from FILE (as printed by `dmesg`) instead of the live kernel log
-    /// (/dev/kmsg or dmesg; with --root: DIR/wireperf/kernel.log when present).
-    #[arg(long, value_name = "FILE", conflicts_with = "no_kernel_log")]
-    pub kernel_log: Option<PathBuf>,
-
-    /// Do not read the kernel log; log-based rules report "not checked".
-    #[arg(long)]
-    pub no_kernel_log: bool,
-
-    /// Capture exactly the files the doctor reads, command outputs and the kernel log into
-    /// OUT (a directory, or a tar archive when OUT ends in .tar), for a bug report. Replay it
-    /// with --root OUT.
-    #[arg(long, value_name = "OUT", conflicts_with_all = ["apply", "undo"])]
+    /// Where kernel messages come from.
+    pub kernel_log: KernelLogSource,
+    /// Capture the files read, command outputs and the kernel log here (a directory, or a
+    /// tar archive when it ends in .tar) instead of reporting.
     pub snapshot: Option<PathBuf>,
-
-    /// Apply the safe, reversible fixes (RPS mask, txqueuelen, sysctls, RX ring size) after
-    /// showing them, recording old values in the journal. Needs root. Driver swaps and udev
-    /// rules are printed, never applied.
-    #[arg(long, conflicts_with = "undo")]
+    /// Apply the safe, reversible fixes after reporting them, recording old values.
     pub apply: bool,
-
-    /// Restore exactly the values recorded by the last --apply (from the journal). Needs root.
-    #[arg(long)]
+    /// Restore the values recorded by the last apply.
     pub undo: bool,
-
-    /// Journal file for --apply/--undo (default: /var/lib/wireperf/doctor-journal.json as root,
-    /// else $XDG_STATE_HOME/wireperf/doctor-journal.json; with --root: DIR/var/lib/wireperf/).
-    #[arg(long, value_name = "FILE")]
+    /// Journal file for apply/undo (default: [`journal::default_path`]).
     pub journal: Option<PathBuf>,
-
-    /// With --apply: also make changes that drop the link this SSH session runs over.
-    #[arg(long)]
+    /// With `apply`: also make changes that drop the link this SSH session runs over.
     pub force: bool,
-
-    /// Round-trip time to your peer in milliseconds: enables the socket-buffer check
-    /// (TCP buffers vs the bandwidth-delay product).
-    #[arg(long, value_name = "MS")]
+    /// Round-trip time to the peer, milliseconds (enables the socket-buffer check).
     pub rtt: Option<f64>,
-
-    /// The MTU you want (e.g. 9000): warns when the device cannot do it.
-    #[arg(long, value_name = "BYTES")]
+    /// The MTU wanted: warns when the device cannot do it.
     pub want_mtu: Option<u32>,
 }
 
-impl DoctorArgs {
+impl DoctorConfig {
     fn inspect_options(&self) -> InspectOptions {
         InspectOptions {
             root: self.root.clone(),
             interfaces: self.interfaces.clone(),
-            kernel_log: match (&self.kernel_log, self.no_kernel_log) {
-                (Some(f), _) => KernelLogSource::File(f.clone()),
-                (None, true) => KernelLogSource::Off,
-                (None, false) => KernelLogSource::Auto,
-            },
+            kernel_log: self.kernel_log.clone(),
             rules: RuleOptions { rtt_ms: self.rtt, want_mtu: self.want_mtu },
         }
     }
 }
 
 /// Runs `wireperf doctor`; returns the process exit code. Output goes to stdout, notes to stderr.
-pub fn run(args: &DoctorArgs) -> Result<i32, Error> {
+pub fn run(args: &DoctorConfig) -> Result<i32, Error> {
     run_with(args, &mut std::io::stdout().lock())
 }
 
 /// Like [`run`], writing the report to `out` (tests and embedders capture it this way).
-pub fn run_with(args: &DoctorArgs, out: &mut dyn Write) -> Result<i32, Error> {
+pub fn run_with(args: &DoctorConfig, out: &mut dyn Write) -> Result<i32, Error> {
     let root = match &args.root {
         Some(d) => Root::at(d),
         None => Root::live(),

@@ -1,14 +1,8 @@
-//! `wireperf exporter`: the arguments and the entry point the `cli` crate calls.
+//! `wireperf exporter` flags, and their lowering into an [`ExporterConfig`].
 
-use crate::budget::TimeoutPolicy;
-use crate::error::{Error, bind};
-use crate::health::Health;
-use crate::http::{ExporterState, router, serve_blocking};
-use crate::limits::Limiter;
-use crate::params::SpecDefaults;
 use clap::Args;
-use std::sync::Arc;
 use std::time::Duration;
+use wireperf_exporter::{Error, ExporterConfig};
 
 /// Serve Prometheus probes: each scrape of /probe?target=HOST[:PORT] runs one test.
 ///
@@ -47,16 +41,17 @@ fn secs(name: &str, v: f64) -> Result<Duration, Error> {
         .map_err(|_| Error::Address { addr: format!("--{name} {v}"), why: "not a number of seconds".into() })
 }
 
-/// Runs the exporter until the process is stopped.
-pub fn run(a: &ExporterArgs) -> Result<(), Error> {
-    let listener = bind(&a.listen)?;
-    let local = listener.local_addr().map_err(Error::Listen)?;
-    let state = ExporterState {
-        limiter: Limiter::new(a.max_concurrent, a.per_target),
-        health: Health::new(),
-        timeouts: TimeoutPolicy { max: secs("timeout", a.timeout)?, offset: secs("timeout-offset", a.timeout_offset)? },
-        defaults: SpecDefaults { port: a.default_port, duration: a.default_duration.max(1) },
-    };
-    eprintln!("wireperf exporter listening on http://{local} (/probe, /metrics)");
-    serve_blocking(listener, router(Arc::new(state)))
+impl ExporterArgs {
+    /// Lowers the flags into the exporter's configuration.
+    pub fn config(&self) -> Result<ExporterConfig, Error> {
+        Ok(ExporterConfig {
+            listen: self.listen.clone(),
+            max_concurrent: self.max_concurrent,
+            per_target: self.per_target,
+            default_port: self.default_port,
+            default_duration: self.default_duration,
+            timeout: secs("timeout", self.timeout)?,
+            timeout_offset: secs("timeout-offset", self.timeout_offset)?,
+        })
+    }
 }
