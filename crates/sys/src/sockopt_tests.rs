@@ -70,11 +70,10 @@ fn tos_by_family() {
     let (u, _) = udp_pair_v4();
     set_tos(&u, 0xb8).unwrap();
     assert_eq!(tos(&u).unwrap(), 0xb8);
-    if let Some((c6, _s6)) = tcp_pair_v6() {
-        set_tos(&c6, 0x20).unwrap();
-        assert_eq!(tos(&c6).unwrap(), 0x20);
-        assert_eq!(SockRef::from(&c6).tos_v4().unwrap(), 0x20, "v4-mapped marking");
-    }
+    let (c6, _s6) = tcp_pair_v6();
+    set_tos(&c6, 0x20).unwrap();
+    assert_eq!(tos(&c6).unwrap(), 0x20);
+    assert_eq!(SockRef::from(&c6).tos_v4().unwrap(), 0x20, "v4-mapped marking");
 }
 
 #[test]
@@ -168,10 +167,7 @@ fn dont_fragment_v4_udp_and_tcp() {
 
 #[test]
 fn dont_fragment_v6() {
-    let Some((u, _r)) = udp_pair_v6() else {
-        eprintln!("no ::1; skipping");
-        return;
-    };
+    let (u, _r) = udp_pair_v6();
     assert!(!dont_fragment(&u).unwrap());
     set_dont_fragment(&u, true).unwrap();
     assert!(dont_fragment(&u).unwrap());

@@ -10,8 +10,10 @@ pub(crate) fn tcp_pair_v4() -> (TcpStream, TcpStream) {
 }
 
 /// A connected TCP pair on ::1, or `None` when the machine has no IPv6 loopback.
-pub(crate) fn tcp_pair_v6() -> Option<(TcpStream, TcpStream)> {
-    tcp_pair("[::1]:0").ok()
+/// A connected pair on `::1`. A host without IPv6 loopback fails the test instead of skipping
+/// it: wireperf is tested on `::1` everywhere.
+pub(crate) fn tcp_pair_v6() -> (TcpStream, TcpStream) {
+    tcp_pair("[::1]:0").unwrap_or_else(|e| panic!("no TCP on ::1 ({e}): the tests need IPv6 loopback"))
 }
 
 fn tcp_pair(bind: &str) -> io::Result<(TcpStream, TcpStream)> {
@@ -30,9 +32,10 @@ pub(crate) fn udp_pair_v4() -> (UdpSocket, UdpSocket) {
 }
 
 /// A UDP pair on ::1, or `None` without IPv6 loopback.
-pub(crate) fn udp_pair_v6() -> Option<(UdpSocket, UdpSocket)> {
+/// A connected UDP pair on `::1`; fails like [`tcp_pair_v6`] without IPv6 loopback.
+pub(crate) fn udp_pair_v6() -> (UdpSocket, UdpSocket) {
     let any6 = SocketAddr::from((Ipv6Addr::LOCALHOST, 0));
-    udp_pair(&any6.to_string()).ok()
+    udp_pair(&any6.to_string()).unwrap_or_else(|e| panic!("no UDP on ::1 ({e}): the tests need IPv6 loopback"))
 }
 
 fn udp_pair(bind: &str) -> io::Result<(UdpSocket, UdpSocket)> {

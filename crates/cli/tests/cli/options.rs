@@ -38,7 +38,11 @@ fn timestamps_prefix_every_line() {
     assert_ok(&out);
     let text = String::from_utf8_lossy(&out.stdout);
     let year = wireperf_year();
-    for line in text.lines() {
+    let lines: Vec<&str> = text.lines().collect();
+    // A one-second test prints the banner, an interval, the summary and "iperf Done.".
+    assert!(lines.len() >= 5, "too little output to check: {text:?}");
+    assert!(lines.iter().any(|l| l.ends_with("iperf Done.")), "{text}");
+    for line in &lines {
         assert!(line.starts_with(&year) && line.as_bytes().get(19) == Some(&b' '), "{line:?}");
     }
 }
