@@ -1,5 +1,5 @@
 //! The whole command line: iperf3's flags at the top level, wireperf's own modes as
-//! subcommands. Each mode's flags live in its folder; [`parse`] also reports which role-specific
+//! subcommands. Each mode's flags live in its folder; [`parse_from`] also reports which role-specific
 //! iperf3 flags were given ([`crate::iperf::roles`]).
 
 use crate::iperf::roles::RoleFlags;

@@ -1,4 +1,25 @@
 //! The `wireperf` binary: parse, lower, run, map errors to exit codes.
+//!
+//! All of wireperf's command-line parsing lives in this crate; the libraries take typed
+//! configurations. Each mode has a folder with its flags (`args.rs`, clap) and their lowering.
+//!
+//! # Layout
+//! - `cli.rs` — the whole command line: iperf3's flags and the subcommands; [`cli::parse_from`].
+//! - `shared/` — flag rules several modes share: `endpoint.rs` (`-c host%dev`, `-B`, `-4`/`-6`),
+//!   `parallel.rs` (`-P`, iperf3's 1..=128).
+//! - `iperf/` — iperf3 mode: flags, the role check derived from them (`roles.rs`), the pure
+//!   lowering (`lower*.rs`, `tos.rs`), its file and terminal I/O (`files.rs`, `auth.rs`).
+//! - `client_cmd.rs` / `server_cmd.rs` — running an iperf3-mode client or server: events to
+//!   `text_out.rs`, `json_out.rs` or `debug_out.rs` through `output.rs`; `server_log.rs` is the
+//!   operator's one-line log.
+//! - `iperf2/` — `--iperf2`: iperf 2's own flag set, lowered into the iperf2 crate's test.
+//! - `suite/` — `wireperf suite`: flags, run and save, `render.rs` the text result.
+//! - `selftest/` — `wireperf selftest`: the suite against an in-process server, plus the doctor.
+//! - `doctor/`, `history/`, `exporter/` — those subcommands' flags, lowered into
+//!   `wireperf_doctor::DoctorConfig`, `wireperf_store::HistoryRequest`,
+//!   `wireperf_exporter::ExporterConfig`.
+//! - `report_cmd.rs` — `wireperf report`: stored runs to HTML or SVG.
+//! - `progress.rs` — the live progress line of suite and selftest. `signals.rs` — Ctrl-C.
 
 #![forbid(unsafe_code)]
 
