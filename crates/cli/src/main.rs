@@ -18,7 +18,8 @@
 //! - `doctor/`, `history/`, `exporter/` — those subcommands' flags, lowered into
 //!   `wireperf_doctor::DoctorConfig`, `wireperf_store::HistoryRequest`,
 //!   `wireperf_exporter::ExporterConfig`.
-//! - `report_cmd.rs` — `wireperf report`: stored runs to HTML or SVG.
+//! - `report_cmd.rs` — `wireperf report`: stored runs to HTML or SVG. `manual.rs` — `wireperf
+//!   completions` and `wireperf man`, generated from the same clap definitions.
 //! - `progress.rs` — the live progress line of suite and selftest. `signals.rs` — Ctrl-C.
 
 #![forbid(unsafe_code)]
