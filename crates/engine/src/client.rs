@@ -5,8 +5,8 @@ use crate::ctrl::{Ctrl, Wake};
 use crate::error::EngineError;
 use crate::event::{Event, Observer, Outcome};
 use crate::net::{self, TcpOptions};
-use crate::report;
 use crate::running::TestRun;
+use crate::start;
 use crate::stream::{DataSock, Stream, StreamSpec, UdpOptions, client_handshake};
 use crate::summary::{EndInputs, build_end, local_results};
 use std::io::Write;
@@ -32,7 +32,7 @@ const DRAIN_LIMIT: Duration = Duration::from_secs(5);
 /// Never panics on network input; the outcome carries the
 /// report as far as it got and the error, if any. `interrupt` ends the test early (SIGINT).
 pub fn run_client(cfg: &ClientConfig, obs: &mut dyn Observer, interrupt: &AtomicBool) -> Outcome {
-    let mut report = TestReport { start: report::base_start(), ..Default::default() };
+    let mut report = TestReport { start: start::base_start(), ..Default::default() };
     let error = Client::new(cfg).run(&mut report, obs, interrupt).err();
     Outcome { report, error }
 }
@@ -85,7 +85,7 @@ impl<'a> Client<'a> {
         obs.event(Event::ControlConnected { mss: ctrl_mss });
 
         let start = &mut report.start;
-        start.timestamp = Some(report::now_timestamp());
+        start.timestamp = Some(start::now_timestamp());
         start.connecting_to = Some(wireperf_protocol::schema::HostPort { host: cfg.host.clone(), port: cfg.port });
         start.cookie = Some(self.cookie.as_display());
         if p.protocol == Protocol::Udp {
@@ -275,7 +275,7 @@ impl<'a> Client<'a> {
             report.start.sndbuf_actual = wireperf_sys::sockopt::send_buffer(s.socket_ref()).ok().map(|b| b as u64);
             report.start.rcvbuf_actual = wireperf_sys::sockopt::recv_buffer(s.socket_ref()).ok().map(|b| b as u64);
         }
-        report.start.test_start = Some(report::test_start(p));
+        report.start.test_start = Some(start::test_start(p));
         let split = p.bidirectional.then_some(p.parallel as usize);
         Ok(TestRun::new(streams, self.cfg.interval, split).with_budgets(p.num, p.blockcount, p.omit > 0))
     }

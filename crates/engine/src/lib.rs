@@ -27,6 +27,7 @@
 
 #![forbid(unsafe_code)]
 
+mod auth;
 pub mod client;
 pub mod config;
 mod ctrl;
@@ -35,18 +36,17 @@ pub mod error;
 pub mod event;
 mod extras;
 mod net;
-mod report;
 mod running;
 mod sampler;
 pub mod server;
+mod start;
 mod stream;
 mod summary;
 mod summary_udp;
 
 pub use client::run_client;
-pub use config::{ClientConfig, Family, ServerConfig};
+pub use config::{ClientConfig, Family, SendMode, ServerConfig};
 pub use error::EngineError;
 pub use event::{Event, Observer, Outcome, ServerOutput};
-pub use report::{rfc1123, version_line as report_version};
 pub use server::{Server, ServerHooks};
-pub use stream::SendMode;
+pub use start::{rfc1123, version_line as report_version};

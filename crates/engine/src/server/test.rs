@@ -5,8 +5,8 @@ use crate::ctrl::{Ctrl, Wake};
 use crate::error::EngineError;
 use crate::event::{Event, Observer, Outcome, ServerOutput};
 use crate::net::{self, TcpOptions};
-use crate::report;
 use crate::running::TestRun;
+use crate::start;
 use crate::stream::{self, DataSock, Stream, StreamSpec, UdpOptions};
 use crate::summary::{EndInputs, build_end, local_results};
 use std::net::{SocketAddr, TcpStream};
@@ -31,7 +31,7 @@ pub(super) fn serve_test(
     obs: &mut dyn Observer,
     accepting: &AtomicBool,
 ) -> Outcome {
-    let mut report = TestReport { start: report::base_start(), ..Default::default() };
+    let mut report = TestReport { start: start::base_start(), ..Default::default() };
     let mut t = ServerTest {
         cfg,
         accepting,
@@ -123,7 +123,7 @@ impl ServerTest<'_> {
         let host = net::show_ip(addr.ip());
         obs.event(Event::Accepted { host: host.clone(), port: addr.port() });
         report.start.accepted_connection = Some(HostPort { host, port: addr.port() });
-        report.start.timestamp = Some(report::now_timestamp());
+        report.start.timestamp = Some(start::now_timestamp());
         if let Some(ka) = &self.cfg.cntl_ka {
             let _ = wireperf_sys::sockopt::set_keepalive(ctrl.socket(), ka);
         }
@@ -175,7 +175,7 @@ impl ServerTest<'_> {
                         }
                         report.start.target_bitrate = Some(p.bandwidth.unwrap_or(0));
                         report.start.sock_bufsize = Some(u64::from(p.window.unwrap_or(0)));
-                        report.start.test_start = Some(report::test_start(&p));
+                        report.start.test_start = Some(start::test_start(&p));
                         let udp = p.protocol == Protocol::Udp;
                         self.params = Some(*p);
                         if !udp {

@@ -15,7 +15,8 @@
 //! * **Receiving** with UDP GRO when the kernel has it (else `recvmmsg`), counting with
 //!   [`super::udp_stats::UdpRecvStats`]: exact loss, out-of-order, duplicates, iperf3's jitter.
 
-use super::tcp::{LoopEnd, payload};
+use super::buffer::payload;
+use super::loop_end::LoopEnd;
 use super::udp_stats::UdpRecvStats;
 use super::{Budget, Counters, StreamSpec};
 use crate::error::EngineError;
@@ -40,17 +41,6 @@ const PACE_SLEEP_MAX: Duration = Duration::from_millis(2);
 /// `net.core.rmem_max`): the kernel default (208 KiB) overflows within milliseconds at
 /// gigabit rates, which is the most common cause of "UDP loss that captures don't show".
 pub(crate) const DEFAULT_UDP_RCVBUF: usize = 4 * 1024 * 1024;
-
-/// UDP settings of a stream.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct UdpSpec {
-    /// 64-bit sequence numbers.
-    pub counters_64bit: bool,
-    /// Datagrams per pacing slot (`-b RATE/BURST`); 0 or 1 = one.
-    pub burst: u32,
-    /// Use GSO/GRO when the kernel offers them.
-    pub offload: bool,
-}
 
 /// Socket options of a UDP data socket (client and server).
 #[derive(Clone, Debug, Default)]
