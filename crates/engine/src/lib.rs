@@ -39,6 +39,7 @@ mod net;
 mod running;
 mod sampler;
 pub mod server;
+mod session;
 mod start;
 mod stream;
 mod summary;
