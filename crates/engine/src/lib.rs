@@ -44,6 +44,7 @@ mod start;
 mod stream;
 mod summary;
 mod summary_udp;
+pub mod timing;
 
 pub use client::run_client;
 pub use config::{ClientConfig, Family, SendMode, ServerConfig};

@@ -20,6 +20,7 @@ use super::loop_end::LoopEnd;
 use super::udp_stats::UdpRecvStats;
 use super::{Budget, Counters, StreamSpec};
 use crate::error::EngineError;
+use crate::timing::Pacing;
 use socket2::{Domain, Protocol as SockProto, SockAddr, Socket, Type};
 use std::io::{self, ErrorKind};
 use std::net::{IpAddr, SocketAddr, UdpSocket};
@@ -228,9 +229,7 @@ pub(crate) fn send_loop(
     for _ in 0..batch {
         buf.extend_from_slice(&one);
     }
-    let burst = u64::from(spec.udp.burst.max(1));
-    // Seconds per slot group of `burst` datagrams.
-    let group_secs = if spec.rate > 0 { (burst * len as u64 * 8) as f64 / spec.rate as f64 } else { 0.0 };
+    let pacing = Pacing::new(len, spec.rate, spec.udp.burst);
     let u = &counters.udp;
     let start = Instant::now();
     let (mut sent, mut slots, mut drops) = (0u64, 0u64, 0u64);
@@ -239,11 +238,10 @@ pub(crate) fn send_loop(
             return Ok(LoopEnd::Stopped);
         }
         let mut k = batch as u64;
-        if spec.rate > 0 {
-            let elapsed = start.elapsed().as_secs_f64();
-            let due = ((elapsed / group_secs).floor() as u64 + 1) * burst;
+        if let Some(pace) = &pacing {
+            let due = pace.due(start.elapsed().as_secs_f64());
             if due <= slots {
-                let next = start + Duration::from_secs_f64((slots / burst) as f64 * group_secs);
+                let next = start + Duration::from_secs_f64(pace.slot_time(slots));
                 let now = Instant::now();
                 if next > now {
                     std::thread::sleep((next - now).min(PACE_SLEEP_MAX));
