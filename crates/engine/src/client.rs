@@ -5,10 +5,10 @@ use crate::ctrl::{Ctrl, Wake};
 use crate::error::EngineError;
 use crate::event::{Event, Observer, Outcome};
 use crate::net::{self, TcpOptions};
-use crate::report;
 use crate::running::TestRun;
-use crate::stream::{DataSock, Stream, StreamSpec, UdpOptions, client_handshake};
-use crate::summary::{EndInputs, build_end, local_results};
+use crate::session::{Finished, Role, StreamPlan, note_buffers, udp_options};
+use crate::start;
+use crate::stream::{DataSock, StreamSpec, client_handshake};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -32,7 +32,7 @@ const DRAIN_LIMIT: Duration = Duration::from_secs(5);
 /// Never panics on network input; the outcome carries the
 /// report as far as it got and the error, if any. `interrupt` ends the test early (SIGINT).
 pub fn run_client(cfg: &ClientConfig, obs: &mut dyn Observer, interrupt: &AtomicBool) -> Outcome {
-    let mut report = TestReport { start: report::base_start(), ..Default::default() };
+    let mut report = TestReport { start: start::base_start(), ..Default::default() };
     let error = Client::new(cfg).run(&mut report, obs, interrupt).err();
     Outcome { report, error }
 }
@@ -80,12 +80,13 @@ impl<'a> Client<'a> {
             params.len = if ctrl_mss > 0 && ctrl_mss <= limits::MAX_UDP_BLOCK { ctrl_mss } else { DEFAULT_UDP_LEN };
         }
         let p = &params;
+        let plan = StreamPlan::new(p, Role::Client);
         let cpu = CpuSampler::start().ok();
         let mut ctrl = Ctrl::new(ctrl_sock).map_err(|err| EngineError::Ctrl { op: "read from", err })?;
         obs.event(Event::ControlConnected { mss: ctrl_mss });
 
         let start = &mut report.start;
-        start.timestamp = Some(report::now_timestamp());
+        start.timestamp = Some(start::now_timestamp());
         start.connecting_to = Some(wireperf_protocol::schema::HostPort { host: cfg.host.clone(), port: cfg.port });
         start.cookie = Some(self.cookie.as_display());
         if p.protocol == Protocol::Udp {
@@ -105,6 +106,7 @@ impl<'a> Client<'a> {
         let mut t_end: Option<Instant> = None;
         let mut peer: Option<ExchangeResults> = None;
         let mut cpu_end = None;
+        let mut finished: Option<Finished> = None;
         let spec = StreamSpec::from_params(p, cfg.rcv_timeout, cfg.affinity, cfg.send_mode, cfg.file.clone());
         loop {
             // Whatever the session queued (e.g. the parameters after PARAM_EXCHANGE).
@@ -158,7 +160,7 @@ impl<'a> Client<'a> {
             while let Some(ev) = session.poll_event() {
                 match ev {
                     ClientEvent::CreateStreams => {
-                        let r = self.create_streams(p, &addrs, server_addr, report, obs)?;
+                        let r = self.create_streams(p, &plan, &addrs, server_addr, report, obs)?;
                         run = Some(r);
                     }
                     ClientEvent::TestStart => {
@@ -167,10 +169,9 @@ impl<'a> Client<'a> {
                     ClientEvent::TestRunning => {
                         let r = run.as_mut().ok_or(EngineError::Timeout("for streams"))?;
                         let now = Instant::now();
-                        let omit = Duration::from_secs(u64::from(p.omit));
-                        r.start(now, omit, &spec, &ctrl.notifier())?;
-                        if p.time > 0 {
-                            end_at = Some(now + omit + Duration::from_secs(u64::from(p.time)));
+                        r.start(now, plan.omit(), &spec, &ctrl.notifier())?;
+                        if let Some(len) = plan.length() {
+                            end_at = Some(now + len);
                         }
                     }
                     ClientEvent::ExchangeResults => {
@@ -179,41 +180,22 @@ impl<'a> Client<'a> {
                         // Count everything the server sent: it closed its sockets before this.
                         r.drain_receivers(Instant::now() + DRAIN_LIMIT, &|_| None);
                         r.finish(te, obs);
-                        let locals = r.locals();
-                        let inputs = EndInputs {
-                            streams: &locals,
-                            peer: None,
-                            cpu: cpu_end.unwrap_or_default(),
-                            congestion: r.congestion(),
-                            bidir_split: p.bidirectional.then_some(p.parallel as usize),
-                        };
-                        session.send_results(&local_results(&inputs))?;
+                        // The client sends its results first, before it knows the server's.
+                        let f = finished.insert(Finished::new(r, cpu_end.unwrap_or_default(), &plan));
+                        session.send_results(&f.results(None))?;
                         ctrl.send(&session.take_output())?;
                     }
                     ClientEvent::ServerResults(res) => peer = Some(*res),
                     ClientEvent::DisplayResults => {
                         let r = run.as_mut().ok_or(EngineError::Timeout("for streams"))?;
-                        let locals = r.locals();
-                        let inputs = EndInputs {
-                            streams: &locals,
-                            peer: peer.as_ref(),
-                            cpu: cpu_end.unwrap_or_default(),
-                            congestion: r.congestion(),
-                            bidir_split: p.bidirectional.then_some(p.parallel as usize),
-                        };
-                        report.end = build_end(&inputs);
-                        if let Some(f) = &cfg.file {
-                            crate::diskfile::add_diskfile(&mut report.end, f);
-                        }
-                        crate::extras::attach(&mut report.end, &r.streams);
-                        report.intervals = std::mem::take(&mut r.intervals);
+                        let f = finished.as_ref().ok_or(EngineError::Timeout("for streams"))?;
                         if let Some(pr) = &peer {
                             report.server_output_json = pr.server_output_json.clone();
                             report.server_output_text = pr.server_output_text.clone();
                         }
                         report.title = p.title.clone();
                         report.extra_data = p.extra_data.clone();
-                        obs.event(Event::End(report));
+                        f.report(report, r, peer.as_ref(), cfg.file.as_deref(), obs);
                         session.done();
                         ctrl.send(&session.take_output())?;
                         return Ok(());
@@ -232,26 +214,21 @@ impl<'a> Client<'a> {
     fn create_streams(
         &self,
         p: &TestParams,
+        plan: &StreamPlan,
         addrs: &[std::net::SocketAddr],
         server: std::net::SocketAddr,
         report: &mut TestReport,
         obs: &mut dyn Observer,
     ) -> Result<TestRun, EngineError> {
-        let n = p.total_streams() as usize;
+        let n = plan.total();
         let mut streams = Vec::with_capacity(n);
         // Data connections go to the address the control connection reached.
         let target = [server];
         let targets: &[std::net::SocketAddr] = if addrs.contains(&server) { &target } else { addrs };
-        let udp_opts = UdpOptions {
-            window: p.window,
-            tos: p.tos,
-            fqrate: p.fqrate,
-            dont_fragment: p.dont_fragment,
-            bind_dev: self.cfg.bind_dev.clone(),
-        };
+        let udp_opts = udp_options(p, self.cfg.bind_dev.as_deref());
         for i in 0..n {
             let bind_port = self.cfg.cport.map(|c| c.saturating_add(i as u16));
-            let sender = if p.bidirectional { i < p.parallel as usize } else { !p.reverse };
+            let sender = plan.sends(i);
             let sock = if p.protocol == Protocol::Udp {
                 let timeout = self.cfg.connect_timeout.unwrap_or(UDP_CONNECT_TIMEOUT);
                 let target = targets.first().copied().unwrap_or(server);
@@ -265,18 +242,13 @@ impl<'a> Client<'a> {
                 sock.write_all(self.cookie.as_bytes()).map_err(EngineError::StreamConnect)?;
                 DataSock::Tcp(sock)
             };
-            let s = Stream::new(i, sock, sender);
-            obs.event(Event::StreamConnected(&s.connected));
-            report.start.connected.push(s.connected.clone());
-            streams.push(s);
+            streams.push(plan.stream(i, sock, &mut report.start, obs));
         }
         if let Some(s) = streams.first() {
             report.start.sock_bufsize = Some(u64::from(p.window.unwrap_or(0)));
-            report.start.sndbuf_actual = wireperf_sys::sockopt::send_buffer(s.socket_ref()).ok().map(|b| b as u64);
-            report.start.rcvbuf_actual = wireperf_sys::sockopt::recv_buffer(s.socket_ref()).ok().map(|b| b as u64);
+            note_buffers(&mut report.start, s);
         }
-        report.start.test_start = Some(report::test_start(p));
-        let split = p.bidirectional.then_some(p.parallel as usize);
-        Ok(TestRun::new(streams, self.cfg.interval, split).with_budgets(p.num, p.blockcount, p.omit > 0))
+        report.start.test_start = Some(start::test_start(p));
+        Ok(plan.run(streams, self.cfg.interval))
     }
 }

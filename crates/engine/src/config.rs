@@ -1,8 +1,11 @@
 //! Run configuration beyond the wire parameters.
 //!
 //! [`TestParams`] is what travels to the server; these structs hold what only the local side
-//! needs: where to connect, how to bind, socket options and timeouts.
+//! needs: where to connect, how to bind, socket options and timeouts. The small choice types
+//! they carry ([`Family`], [`SendMode`]) live here too, so the modules that act on them (`net`,
+//! `stream`) depend on this one and never the other way round.
 
+use crate::auth::AuthHook;
 use std::net::IpAddr;
 use std::time::Duration;
 use wireperf_protocol::TestParams;
@@ -18,6 +21,40 @@ pub enum Family {
     V4,
     /// IPv6 only.
     V6,
+}
+
+/// The sender's system call for bulk TCP data.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SendMode {
+    /// `write()` from a user buffer (iperf3's default).
+    #[default]
+    Write,
+    /// `sendfile()` from a memory file holding the block (`-Z`).
+    Sendfile,
+    /// `send(MSG_ZEROCOPY)` with completion reaping (`--zerocopy=z`).
+    MsgZerocopy,
+}
+
+impl SendMode {
+    pub(crate) fn code(self) -> u8 {
+        match self {
+            SendMode::Write => 1,
+            SendMode::Sendfile => 2,
+            SendMode::MsgZerocopy => 3,
+        }
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            SendMode::Write => "write",
+            SendMode::Sendfile => "sendfile",
+            SendMode::MsgZerocopy => "msg_zerocopy",
+        }
+    }
+
+    pub(crate) fn from_code(c: u8) -> Option<SendMode> {
+        [SendMode::Write, SendMode::Sendfile, SendMode::MsgZerocopy].into_iter().find(|m| m.code() == c)
+    }
 }
 
 /// Everything a client run needs.
@@ -54,7 +91,7 @@ pub struct ClientConfig {
     /// How TCP senders of this client write: `-Z` = sendfile, `--zerocopy=z` = MSG_ZEROCOPY.
     /// Used only when `params.zerocopy` is set (which tells a server sending for `-R` to use
     /// sendfile).
-    pub send_mode: crate::SendMode,
+    pub send_mode: SendMode,
 }
 
 impl ClientConfig {
@@ -75,7 +112,7 @@ impl ClientConfig {
             cntl_ka: None,
             affinity: None,
             file: None,
-            send_mode: crate::SendMode::Sendfile,
+            send_mode: SendMode::Sendfile,
         }
     }
 }
@@ -128,7 +165,7 @@ pub struct ServerConfig {
     /// Connections allowed between accept and a complete cookie at once.
     pub max_half_open: usize,
     /// Authentication (`--rsa-private-key-path` + `--authorized-users-path`).
-    pub auth: Option<crate::server::AuthHook>,
+    pub auth: Option<AuthHook>,
 }
 
 impl Default for ServerConfig {

@@ -6,27 +6,39 @@
 //! reports progress to an [`Observer`].
 //!
 //! # Layout
-//! - [`config`]: what a client or server run needs beyond the wire parameters.
-//! - [`event`]: the [`Observer`] trait and the [`Event`]s the engine emits.
+//! Leaves first; every module imports only modules listed above it (no import loops).
 //! - [`error`]: [`EngineError`], with the iperf3 error code each failure maps to.
+//! - `auth`: the [`server::AuthHook`] a server owner plugs in ([`server::Authorizer`]).
+//! - [`config`]: what a client or server run needs beyond the wire parameters, and the small
+//!   choice types it carries ([`Family`], [`SendMode`]).
+//! - [`timing`]: pure datagram-timing maths shared with the iperf 2 engine: the pacing
+//!   schedule and RFC 3550 jitter.
+//! - [`event`]: the [`Observer`] trait and the [`Event`]s the engine emits.
+//! - `start`: fills the report's `start` object (version line, timestamp, `test_start`).
 //! - `diskfile`: iperf3's `-F` figures in `end.streams[].diskfile`.
 //! - `ctrl`: the control connection: a reader thread feeding a channel, and writes.
 //! - `net`: address resolution, connecting and binding data sockets with iperf3's options.
-//! - `stream`: data streams: counters shared with the stream thread, TCP send/receive loops,
-//!   UDP handshake, paced sender and counting receiver (`udp`, `udp_stats`).
-//! - `stream::zerocopy`: the TCP send path (`write`, `sendfile` from a memfd for `-Z`,
-//!   `MSG_ZEROCOPY` for `--zerocopy=z`) with fallback, and `MSG_TRUNC` receive.
-//! - `sampler`: interval sampling (bytes, TCP_INFO) and per-stream totals.
+//! - `stream`: data streams and their threads. Inside it: `spec` (what a stream thread is
+//!   given), `loop_end` (how a loop ends, the read-error rule), `counters`, `budget` (`-n`/`-k`),
+//!   `buffer`, `low_water`, `tcp`, `zerocopy` (the TCP send path: `write`, `sendfile` from a
+//!   memfd for `-Z`, `MSG_ZEROCOPY`, `MSG_TRUNC` receive), `file` (`-F`), `udp` (handshake,
+//!   paced sender, counting receiver) and `udp_stats` (exact loss, order, duplicates).
+//! - `sampler`: interval sampling (bytes, TCP_INFO) and per-stream totals (`LocalStream`).
+//! - `summary_udp`: the UDP part of `end` (mixed `udp`/`sum` objects, exact loss, loss split).
 //! - `summary`: the `end` object from local totals and the peer's results.
-//! - `summary_udp`: its UDP part (mixed `udp`/`sum` objects, exact loss, loss split).
 //! - `extras`: wireperf's per-stream JSON extras (`wireperf_cpu`, `wireperf_io`).
-//! - `report`: helpers that fill the `start` object.
+//! - `running`: the running phase both roles share: stream threads, interval clock, omit,
+//!   draining, the final sample.
+//! - `session`: what client and server share about one test: the stream plan from
+//!   `TestParams` (who sends on stream i, the `--bidir` split, budgets, length) and the end of
+//!   the test (`end`, diskfile, extras, intervals, the results for the peer).
 //! - [`client`]: a whole client run.
 //! - [`server`]: the listener, the acceptor, the test registry and queue, per-test policy
-//!   (limits, authentication hook), operator log records, and one server test.
+//!   (limits, authentication), operator log records, and one server test (`server::test`).
 
 #![forbid(unsafe_code)]
 
+mod auth;
 pub mod client;
 pub mod config;
 mod ctrl;
@@ -35,18 +47,19 @@ pub mod error;
 pub mod event;
 mod extras;
 mod net;
-mod report;
 mod running;
 mod sampler;
 pub mod server;
+mod session;
+mod start;
 mod stream;
 mod summary;
 mod summary_udp;
+pub mod timing;
 
 pub use client::run_client;
-pub use config::{ClientConfig, Family, ServerConfig};
+pub use config::{ClientConfig, Family, SendMode, ServerConfig};
 pub use error::EngineError;
 pub use event::{Event, Observer, Outcome, ServerOutput};
-pub use report::{rfc1123, version_line as report_version};
 pub use server::{Server, ServerHooks};
-pub use stream::SendMode;
+pub use start::{rfc1123, version_line as report_version};

@@ -4,9 +4,8 @@
 use crate::ctrl::Wake;
 use crate::error::EngineError;
 use crate::event::{Event, Observer};
-use crate::sampler::{StreamSampler, build_interval};
+use crate::sampler::{LocalStream, StreamSampler, build_interval};
 use crate::stream::{Budget, Stream, StreamSpec};
-use crate::summary::LocalStream;
 use crossbeam_channel::Sender;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

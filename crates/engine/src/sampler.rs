@@ -271,6 +271,19 @@ impl StreamSampler {
     }
 }
 
+/// One local stream's identity and totals.
+#[derive(Clone, Debug)]
+pub(crate) struct LocalStream {
+    /// Bracket number.
+    pub socket: i32,
+    /// Wire id.
+    pub wire_id: i32,
+    /// This host sends on it.
+    pub sender: bool,
+    /// Totals.
+    pub totals: StreamTotals,
+}
+
 fn retrans_of(s: &Stream) -> u32 {
     if s.is_udp() {
         return 0;

@@ -4,23 +4,10 @@
 //! what arrived; the results exchange gives each side the other half. Sums take their times
 //! from the first stream of their direction, as iperf3 does.
 
-use crate::sampler::{StreamTotals, rate};
+use crate::sampler::{LocalStream, rate};
 use wireperf_protocol::schema::{CpuUtilization, End, EndStream, Summary};
 use wireperf_protocol::{ExchangeResults, StreamResult};
 use wireperf_sys::CpuUtil;
-
-/// One local stream's identity and totals.
-#[derive(Clone, Debug)]
-pub(crate) struct LocalStream {
-    /// Bracket number.
-    pub socket: i32,
-    /// Wire id.
-    pub wire_id: i32,
-    /// This host sends on it.
-    pub sender: bool,
-    /// Totals.
-    pub totals: StreamTotals,
-}
 
 /// Everything `end` is made of.
 pub(crate) struct EndInputs<'a> {
@@ -233,6 +220,7 @@ pub(crate) fn local_results(inp: &EndInputs<'_>) -> ExchangeResults {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sampler::StreamTotals;
 
     fn ls(socket: i32, wire_id: i32, sender: bool, bytes: u64) -> LocalStream {
         LocalStream {

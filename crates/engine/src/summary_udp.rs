@@ -12,8 +12,7 @@
 //! after the last one that arrived (iperf3 cannot see those). Before that it is the count
 //! missing below the highest sequence number, as iperf3's.
 
-use crate::sampler::{UdpTotals, percent, rate};
-use crate::summary::LocalStream;
+use crate::sampler::{LocalStream, UdpTotals, percent, rate};
 use wireperf_protocol::StreamResult;
 use wireperf_protocol::schema::{EndStream, Summary};
 

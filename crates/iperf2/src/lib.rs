@@ -13,7 +13,8 @@
 //!   size/rate parsing (iperf 2's `-b` suffixes are binary).
 //! - [`config`]: the lowered test description the engine runs.
 //! - [`stats`]: pure counters — per-interval TCP figures, the read-size histogram, UDP
-//!   loss/jitter/out-of-order accounting.
+//!   loss/jitter/out-of-order accounting (jitter and the UDP pacing schedule are the engine's
+//!   [`wireperf_engine::timing`], shared with the iperf3 streams).
 //! - [`event`]: what the engine reports while running (connections, intervals, totals).
 //! - [`engine`]: threads and blocking sockets: the client, the server, TCP and UDP streams.
 //! - [`output`]: renderers — iperf 2 text, CSV, and the JSON `TestReport`.

@@ -1,6 +1,7 @@
 //! Pure counters the stream loops feed; no clocks or sockets, so they are tested directly.
 
 use crate::event::UdpFigures;
+use wireperf_engine::timing::Jitter;
 
 /// Bytes and operations since the start and since the last interval.
 #[derive(Clone, Debug, Default)]
@@ -121,7 +122,8 @@ impl Mmm {
 
 /// UDP receiver accounting with iperf 2's rules: a gap in sequence numbers counts as lost, a
 /// number below the highest seen counts as out of order (and is taken back from the lost
-/// count), jitter is RFC 1889's running estimate over one-way transit times.
+/// count), jitter is RFC 1889's running estimate over one-way transit times (the engine's
+/// [`Jitter`], so iperf3 and iperf 2 tests compute it one way).
 #[derive(Clone, Debug, Default)]
 pub struct UdpRecv {
     /// Highest sequence number seen (iperf 2's "total datagrams").
@@ -132,11 +134,10 @@ pub struct UdpRecv {
     pub out_of_order: i64,
     /// Datagrams received.
     pub received: u64,
-    /// Jitter, seconds.
-    pub jitter: f64,
+    /// Jitter over signed transit times (iperf 2 does not take their absolute value).
+    pub jitter: Jitter,
     /// Transit statistics, seconds.
     pub transit: Mmm,
-    last_transit: Option<f64>,
     iv_max_id: i64,
     iv_gaps: i64,
     iv_ooo: i64,
@@ -160,10 +161,7 @@ impl UdpRecv {
             self.max_id = id;
         }
         let transit = recv - sent;
-        if let Some(last) = self.last_transit {
-            self.jitter += ((transit - last).abs() - self.jitter) / 16.0;
-        }
-        self.last_transit = Some(transit);
+        self.jitter.add(transit);
         self.transit.add(transit);
         self.iv_transit.add(transit);
     }
@@ -176,7 +174,7 @@ impl UdpRecv {
     /// Whole-run figures.
     pub fn total(&self) -> UdpFigures {
         UdpFigures {
-            jitter_ms: self.jitter * 1e3,
+            jitter_ms: self.jitter.value() * 1e3,
             lost: self.lost(),
             total: self.max_id,
             out_of_order: self.out_of_order,
@@ -189,7 +187,7 @@ impl UdpRecv {
     pub fn take_interval(&mut self) -> UdpFigures {
         let ooo = self.out_of_order - self.iv_ooo;
         let f = UdpFigures {
-            jitter_ms: self.jitter * 1e3,
+            jitter_ms: self.jitter.value() * 1e3,
             lost: ((self.gaps - self.iv_gaps) - ooo).max(0),
             total: self.max_id - self.iv_max_id,
             out_of_order: ooo,
@@ -223,7 +221,7 @@ mod tests {
         assert_eq!(u.max_id, 6);
         assert_eq!(u.out_of_order, 1);
         assert_eq!(u.lost(), 1);
-        assert_eq!(u.jitter, 0.0);
+        assert_eq!(u.jitter.value(), 0.0);
     }
 
     #[test]
@@ -231,7 +229,7 @@ mod tests {
         let mut u = UdpRecv::default();
         u.on_datagram(1, 0.0, 0.010);
         u.on_datagram(2, 1.0, 1.026);
-        assert!((u.jitter - 0.001).abs() < 1e-12);
+        assert!((u.jitter.value() - 0.001).abs() < 1e-12);
     }
 
     #[test]

@@ -18,6 +18,8 @@
 //! - [`client`] / [`server`]: the control-connection state machines of each side.
 //! - [`udp`]: the UDP datagram header and the UDP "connect" handshake bytes.
 //! - `auth` (feature `auth`): the RSA authentication token: make, decrypt, check, no replay.
+//! - `json_num` (private): lenient number reading for what stock peers write (`-1` printed as
+//!   an unsigned 64-bit number, integers as floats).
 
 #[cfg(feature = "auth")]
 pub mod auth;

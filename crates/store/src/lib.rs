@@ -12,6 +12,7 @@
 //! ```
 //!
 //! # Layout
+//! - `error.rs` — [`StoreError`], in words a user understands; the file is never touched to fix it.
 //! - `model.rs` — the data model: [`NewRun`]/[`NewPhase`] in; [`RunSummary`], [`RunDetail`],
 //!   [`PhaseDetail`], [`IntervalRow`], [`StreamRow`] out; [`RunId`], [`RunKind`], [`Direction`].
 //! - `extract.rs` — pure: the stored figures, interval series and stream totals of a `-J` report.

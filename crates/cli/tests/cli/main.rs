@@ -5,6 +5,7 @@
 //! One test binary for the crate (link time matters on 2 cores); themes in modules.
 
 mod abuse;
+mod architecture;
 mod auth;
 mod concurrency;
 mod doctor_live;

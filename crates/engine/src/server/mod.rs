@@ -17,7 +17,7 @@ mod record;
 mod registry;
 mod test;
 
-pub use policy::{AuthContext, AuthHook, Authorizer};
+pub use crate::auth::{AuthContext, AuthHook, Authorizer};
 pub use record::{Limit, RecordKind, ServerRecord, bytes_moved};
 
 use crate::config::ServerConfig;

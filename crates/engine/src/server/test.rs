@@ -5,10 +5,10 @@ use crate::ctrl::{Ctrl, Wake};
 use crate::error::EngineError;
 use crate::event::{Event, Observer, Outcome, ServerOutput};
 use crate::net::{self, TcpOptions};
-use crate::report;
 use crate::running::TestRun;
-use crate::stream::{self, DataSock, Stream, StreamSpec, UdpOptions};
-use crate::summary::{EndInputs, build_end, local_results};
+use crate::session::{Finished, Role, StreamPlan, note_buffers, udp_options};
+use crate::start;
+use crate::stream::{self, DataSock, Stream, StreamSpec};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -31,11 +31,12 @@ pub(super) fn serve_test(
     obs: &mut dyn Observer,
     accepting: &AtomicBool,
 ) -> Outcome {
-    let mut report = TestReport { start: report::base_start(), ..Default::default() };
+    let mut report = TestReport { start: start::base_start(), ..Default::default() };
     let mut t = ServerTest {
         cfg,
         accepting,
         params: None,
+        plan: None,
         run: None,
         pending: Vec::new(),
         t_end: None,
@@ -88,6 +89,7 @@ struct ServerTest<'a> {
     cfg: &'a ServerConfig,
     accepting: &'a AtomicBool,
     params: Option<TestParams>,
+    plan: Option<StreamPlan>,
     run: Option<TestRun>,
     pending: Vec<(u64, TcpStream)>,
     t_end: Option<Instant>,
@@ -123,7 +125,7 @@ impl ServerTest<'_> {
         let host = net::show_ip(addr.ip());
         obs.event(Event::Accepted { host: host.clone(), port: addr.port() });
         report.start.accepted_connection = Some(HostPort { host, port: addr.port() });
-        report.start.timestamp = Some(report::now_timestamp());
+        report.start.timestamp = Some(start::now_timestamp());
         if let Some(ka) = &self.cfg.cntl_ka {
             let _ = wireperf_sys::sockopt::set_keepalive(ctrl.socket(), ka);
         }
@@ -175,8 +177,9 @@ impl ServerTest<'_> {
                         }
                         report.start.target_bitrate = Some(p.bandwidth.unwrap_or(0));
                         report.start.sock_bufsize = Some(u64::from(p.window.unwrap_or(0)));
-                        report.start.test_start = Some(report::test_start(&p));
+                        report.start.test_start = Some(start::test_start(&p));
                         let udp = p.protocol == Protocol::Udp;
+                        self.plan = Some(StreamPlan::new(&p, Role::Server));
                         self.params = Some(*p);
                         if !udp {
                             report.start.tcp_mss_default = Some(0);
@@ -221,24 +224,14 @@ impl ServerTest<'_> {
                         };
                         r.drain_receivers(Instant::now() + DRAIN_LIMIT, &sent);
                         r.finish(t_end, obs);
-                        let locals = r.locals();
-                        let p = self.params.as_ref();
-                        let inputs = EndInputs {
-                            streams: &locals,
-                            peer: Some(&peer),
-                            cpu: self.cpu_end.unwrap_or_default(),
-                            congestion: r.congestion(),
-                            bidir_split: p.filter(|p| p.bidirectional).map(|p| p.parallel as usize),
+                        let (Some(p), Some(plan)) = (self.params.as_ref(), self.plan.as_ref()) else {
+                            return Err((EngineError::Timeout("for streams"), Some(session)));
                         };
-                        report.end = build_end(&inputs);
-                        if let Some(f) = &self.cfg.file {
-                            crate::diskfile::add_diskfile(&mut report.end, f);
-                        }
-                        crate::extras::attach(&mut report.end, &r.streams);
-                        report.intervals = std::mem::take(&mut r.intervals);
-                        obs.event(Event::End(report));
-                        let mut mine = local_results(&inputs);
-                        if p.is_some_and(|p| p.get_server_output) {
+                        // The server answers: it has the client's results already.
+                        let done = Finished::new(r, self.cpu_end.unwrap_or_default(), plan);
+                        done.report(report, r, Some(&peer), self.cfg.file.as_deref(), obs);
+                        let mut mine = done.results(Some(&peer));
+                        if p.get_server_output {
                             match obs.server_output() {
                                 Some(ServerOutput::Text(t)) => mine.server_output_text = Some(t),
                                 Some(ServerOutput::Json(j)) => mine.server_output_json = Some(j),
@@ -339,7 +332,7 @@ impl ServerTest<'_> {
     /// or an interrupt ends the wait.
     fn udp_handshakes(&mut self, first: std::net::UdpSocket, ctrl: &mut Ctrl) -> Result<Vec<DataSock>, EngineError> {
         let Some(p) = self.params.clone() else { return Ok(Vec::new()) };
-        let opts = self.udp_options(&p);
+        let opts = udp_options(&p, self.cfg.bind_dev.as_deref());
         let deadline = Instant::now() + self.cfg.ctrl_timeout;
         let mut poll = || match ctrl.wait(Some(Instant::now())) {
             None | Some(Wake::BudgetReached) | Some(Wake::DataConn(..)) => Ok(()),
@@ -351,16 +344,6 @@ impl ServerTest<'_> {
         };
         let socks = stream::server_handshakes(first, p.total_streams() as usize, &opts, deadline, &mut poll)?;
         Ok(socks.into_iter().map(DataSock::Udp).collect())
-    }
-
-    fn udp_options(&self, p: &TestParams) -> UdpOptions {
-        UdpOptions {
-            window: p.window,
-            tos: p.tos,
-            fqrate: p.fqrate,
-            dont_fragment: p.dont_fragment,
-            bind_dev: self.cfg.bind_dev.clone(),
-        }
     }
 
     /// All data streams are up (in the client's order): send TEST_START/TEST_RUNNING and start
@@ -375,36 +358,29 @@ impl ServerTest<'_> {
         obs: &mut dyn Observer,
         ctrl: &mut Ctrl,
     ) -> Result<(), EngineError> {
-        let Some(p) = self.params.clone() else { return Ok(()) };
+        let (Some(p), Some(plan)) = (self.params.clone(), self.plan.clone()) else { return Ok(()) };
         let mut streams = Vec::with_capacity(socks.len());
+        let udp_opts = udp_options(&p, self.cfg.bind_dev.as_deref());
         for (i, sock) in socks.into_iter().enumerate() {
-            // Server view: normal → receive; -R → send; --bidir → first N receive, then N send.
-            let sender = if p.bidirectional { i >= p.parallel as usize } else { p.reverse };
             if let DataSock::Udp(u) = &sock {
-                stream::apply_udp_options(u, &self.udp_options(&p), sender)?;
+                stream::apply_udp_options(u, &udp_opts, plan.sends(i))?;
             }
-            let s = Stream::new(i, sock, sender);
-            obs.event(Event::StreamConnected(&s.connected));
-            report.start.connected.push(s.connected.clone());
+            let s = plan.stream(i, sock, &mut report.start, obs);
             if i == 0 {
-                report.start.sndbuf_actual = wireperf_sys::sockopt::send_buffer(s.socket_ref()).ok().map(|b| b as u64);
-                report.start.rcvbuf_actual = wireperf_sys::sockopt::recv_buffer(s.socket_ref()).ok().map(|b| b as u64);
+                note_buffers(&mut report.start, &s);
             }
             streams.push(s);
         }
-        let split = p.bidirectional.then_some(p.parallel as usize);
-        let mut run = TestRun::new(streams, self.cfg.interval, split);
+        let mut run = plan.run(streams, self.cfg.interval);
         self.cpu = CpuSampler::start().ok();
         let now = Instant::now();
-        let omit = Duration::from_secs(u64::from(p.omit));
-        let test_len = (p.time > 0).then(|| omit + Duration::from_secs(u64::from(p.time)));
-        session.start_test(t0.elapsed(), test_len)?;
+        session.start_test(t0.elapsed(), plan.length())?;
         ctrl.send(&session.take_output())?;
         obs.event(Event::TestStart(&report.start));
         // iperf3's server honours the client's `-Z` for `-R` with sendfile.
         let zc = crate::SendMode::Sendfile;
         let spec = StreamSpec::from_params(&p, self.cfg.rcv_timeout, self.cfg.affinity, zc, self.cfg.file.clone());
-        run.start(now, omit, &spec, &ctrl.notifier())?;
+        run.start(now, plan.omit(), &spec, &ctrl.notifier())?;
         self.started = Some(now);
         self.run = Some(run);
         Ok(())
@@ -412,24 +388,15 @@ impl ServerTest<'_> {
 
     /// The client or an interrupt ended the test early: report what was measured.
     fn finish_partial(&mut self, report: &mut TestReport, obs: &mut dyn Observer) {
-        let Some(r) = self.run.as_mut() else { return };
+        let (Some(r), Some(plan)) = (self.run.as_mut(), self.plan.as_ref()) else { return };
         let now = Instant::now();
         r.stop_senders();
         for s in r.streams.iter_mut() {
             s.stop(true);
         }
         r.finish(now, obs);
-        let locals = r.locals();
-        let inputs = EndInputs {
-            streams: &locals,
-            peer: None,
-            cpu: self.cpu.and_then(|c| c.sample().ok()).unwrap_or_default(),
-            congestion: r.congestion(),
-            bidir_split: self.params.as_ref().filter(|p| p.bidirectional).map(|p| p.parallel as usize),
-        };
-        report.end = build_end(&inputs);
-        crate::extras::attach(&mut report.end, &r.streams);
-        report.intervals = std::mem::take(&mut r.intervals);
-        obs.event(Event::End(report));
+        let cpu = self.cpu.and_then(|c| c.sample().ok()).unwrap_or_default();
+        // No `-F` figures for a test cut short, as before the end assembly was shared.
+        Finished::new(r, cpu, plan).report(report, r, None, None, obs);
     }
 }

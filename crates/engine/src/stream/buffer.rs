@@ -1,9 +1,9 @@
-//! The buffers TCP stream threads write from and read into.
+//! The buffers stream threads write from and read into, and the block they repeat.
 //!
 //! They are private anonymous mappings, not `Vec`s, so that a server left running gives their
 //! memory back when a test ends. After the first large `free`, glibc raises its mmap threshold
 //! and serves later megabyte buffers from per-thread arenas that it keeps; with 1 MiB per call
-//! (see [`super::call_bytes`]) a long-running server's RSS grew by about 5 MiB over a dozen
+//! (see `spec::call_bytes`) a long-running server's RSS grew by about 5 MiB over a dozen
 //! tests. A mapping is also page-aligned, which `sendfile`/`MSG_ZEROCOPY` prefer.
 
 use memmap2::MmapMut;
@@ -23,6 +23,22 @@ pub(crate) fn repeated(block: &[u8], copies: usize) -> io::Result<MmapMut> {
         }
     }
     Ok(buf)
+}
+
+/// Fills a block the way iperf3 does: random bytes, or `0123456789` repeated.
+pub(crate) fn payload(len: usize, repeating: bool) -> Vec<u8> {
+    let mut buf = vec![0u8; len];
+    if repeating {
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = b'0' + (i % 10) as u8;
+        }
+    } else if getrandom::fill(&mut buf).is_err() {
+        // Content does not matter to any receiver; a fixed pattern is an acceptable fallback.
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = (i as u8).wrapping_mul(151);
+        }
+    }
+    buf
 }
 
 #[cfg(test)]

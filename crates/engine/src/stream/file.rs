@@ -6,7 +6,7 @@
 //! receiving stream writes into the same file, as iperf3 does; use one stream for a faithful
 //! copy. This is what makes "is my disk slower than my network?" measurable with a real file.
 
-use super::tcp::LoopEnd;
+use super::loop_end::LoopEnd;
 use super::{Counters, StreamSpec};
 use crate::error::EngineError;
 use std::fs::{File, OpenOptions};

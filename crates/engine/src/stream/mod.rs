@@ -8,7 +8,9 @@ mod budget;
 mod buffer;
 mod counters;
 mod file;
+mod loop_end;
 mod low_water;
+mod spec;
 mod tcp;
 mod udp;
 pub(crate) mod udp_stats;
@@ -16,10 +18,11 @@ mod zerocopy;
 
 pub(crate) use budget::Budget;
 pub(crate) use counters::Counters;
+pub(crate) use loop_end::{LoopEnd, after_read_error};
+pub(crate) use spec::StreamSpec;
 pub(crate) use udp::{
-    UdpOptions, UdpSpec, apply_options as apply_udp_options, client_handshake, server_handshakes, server_listen,
+    UdpOptions, apply_options as apply_udp_options, client_handshake, server_handshakes, server_listen,
 };
-pub use zerocopy::SendMode;
 
 use crate::ctrl::Wake;
 use crate::error::EngineError;
@@ -29,61 +32,7 @@ use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
-use std::time::Duration;
 use wireperf_protocol::schema::Connected;
-
-/// What a stream thread needs to run.
-#[derive(Clone, Debug)]
-pub(crate) struct StreamSpec {
-    /// Block size (`-l`): the unit of `-k`, of pacing, and of the receiver's low-water mark.
-    pub len: usize,
-    /// Unpaced TCP: bytes one write or read call may move, a whole number of blocks
-    /// (see [`call_bytes`]).
-    pub call_bytes: usize,
-    /// Random or `0123456789…` payload.
-    pub repeating_payload: bool,
-    /// Target rate in bit/s (0 = unlimited).
-    pub rate: u64,
-    /// Fail when nothing arrives for this long while the test runs (receivers).
-    pub rcv_timeout: Duration,
-    /// Pin the thread to this CPU.
-    pub affinity: Option<usize>,
-    /// UDP settings (ignored by TCP streams).
-    pub udp: UdpSpec,
-    /// TCP senders: write, sendfile (`-Z`) or MSG_ZEROCOPY (`--zerocopy=z`).
-    pub send_mode: SendMode,
-    /// TCP receivers: discard with `MSG_TRUNC` (`--skip-rx-copy`).
-    pub skip_rx_copy: bool,
-    /// `-F`: send this file / write what arrives into it (TCP).
-    pub file: Option<std::path::PathBuf>,
-}
-
-impl StreamSpec {
-    /// The spec both ends derive from the test's parameters; what is local to this side comes
-    /// as arguments: its receive timeout and affinity, the zero-copy path it uses when the
-    /// parameters ask for `-Z`, and its `-F` file.
-    pub(crate) fn from_params(
-        p: &wireperf_protocol::TestParams,
-        rcv_timeout: Duration,
-        affinity: Option<usize>,
-        zerocopy: SendMode,
-        file: Option<std::path::PathBuf>,
-    ) -> Self {
-        let len = p.len as usize;
-        StreamSpec {
-            len,
-            call_bytes: call_bytes(len, p.total_streams() as usize),
-            repeating_payload: p.repeating_payload,
-            rate: p.bandwidth.unwrap_or(0),
-            rcv_timeout,
-            affinity,
-            udp: UdpSpec { counters_64bit: p.udp_counters_64bit, burst: p.burst.unwrap_or(0), offload: true },
-            send_mode: if p.zerocopy { zerocopy } else { SendMode::Write },
-            skip_rx_copy: p.skip_rx_copy,
-            file,
-        }
-    }
-}
 
 /// The socket a stream moves data on.
 #[derive(Debug)]
@@ -143,54 +92,6 @@ pub(crate) struct Stream {
     sock: Arc<DataSock>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
-}
-
-/// What a receive loop does after a failed read, the same for TCP and UDP: stop when asked;
-/// on a transient error (timeout, would-block) keep waiting unless the stream has been silent
-/// past `--rcv-timeout` while the test runs; on any other error fail, unless the test is
-/// already stopping or draining. `None` means: read again.
-pub(crate) fn after_read_error(
-    err: std::io::Error,
-    transient: bool,
-    stop: &AtomicBool,
-    counters: &Counters,
-    silent_for: Duration,
-    rcv_timeout: Duration,
-    fail: impl FnOnce(std::io::Error) -> EngineError,
-) -> Option<Result<tcp::LoopEnd, EngineError>> {
-    let stopping = stop.load(Ordering::Relaxed);
-    let draining = counters.draining.load(Ordering::Relaxed);
-    if transient {
-        if stopping {
-            return Some(Ok(tcp::LoopEnd::Stopped));
-        }
-        if !draining && silent_for > rcv_timeout {
-            return Some(Err(EngineError::RecvTimeout));
-        }
-        return None;
-    }
-    if stopping || draining {
-        return Some(Ok(tcp::LoopEnd::Stopped));
-    }
-    Some(Err(fail(err)))
-}
-
-/// Buffer memory all the TCP streams of one test may use for their system calls together.
-const CALL_BUDGET: usize = 32 * 1024 * 1024;
-/// The most one stream moves in one call.
-const CALL_MAX: usize = 1024 * 1024;
-
-/// Bytes per write/read call for each of `streams` unpaced TCP streams with `len`-byte blocks.
-///
-/// iperf3 makes one system call per block (128 KiB by default). On a fast path the
-/// per-call cost (syscall, wake-ups, socket lock) is what limits one stream, so wireperf moves
-/// whole blocks, up to 1 MiB, per call: a single loopback stream went from about 20 to 40
-/// Gbit/s on the 2-vCPU VM (BENCHMARKS.md). Blocks stay the unit of `-k` and pacing; with
-/// many streams the size shrinks so the buffers stay under 32 MiB in all.
-fn call_bytes(len: usize, streams: usize) -> usize {
-    let len = len.max(1);
-    let per_stream = (CALL_BUDGET / streams.max(1)).min(CALL_MAX);
-    (per_stream / len).max(1) * len
 }
 
 /// The wire ids iperf3 gives streams in creation order: 1, 3, 4, 5, …
@@ -285,7 +186,7 @@ impl Stream {
                 };
                 counters.record_thread_cpu();
                 match res {
-                    Ok(tcp::LoopEnd::Budget) => {
+                    Ok(LoopEnd::Budget) => {
                         let _ = notify.send(Wake::BudgetReached);
                     }
                     Ok(_) => {}
@@ -341,21 +242,5 @@ impl Stream {
 impl Drop for Stream {
     fn drop(&mut self) {
         self.stop(true);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::call_bytes;
-
-    #[test]
-    fn calls_move_whole_blocks_within_the_memory_budget() {
-        const K: usize = 1024;
-        assert_eq!(call_bytes(128 * K, 1), 1024 * K, "8 default blocks per call");
-        assert_eq!(call_bytes(128 * K, 64), 512 * K, "32 MiB shared by 64 streams");
-        assert_eq!(call_bytes(128 * K, 1000), 128 * K, "never less than one block");
-        assert_eq!(call_bytes(3000, 1), 349 * 3000, "whole blocks only");
-        assert_eq!(call_bytes(4096 * K, 1), 4096 * K, "a block above 1 MiB is one call");
-        assert_eq!(call_bytes(0, 0), 1024 * K, "degenerate input does not panic");
     }
 }

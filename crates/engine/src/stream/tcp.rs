@@ -1,5 +1,6 @@
 //! The TCP send and receive loops.
 
+use super::loop_end::LoopEnd;
 use super::low_water::{LowWater, Switch};
 use super::zerocopy::{BlockSender, receive};
 use super::{Budget, Counters, StreamSpec};
@@ -20,33 +21,6 @@ const LOW_WATER_POLL: Duration = Duration::from_millis(10);
 
 /// The largest buffer one stream thread uses for one system call.
 pub(super) const MAX_CALL: usize = 4 * 1024 * 1024;
-
-/// Why a loop ended without error.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) enum LoopEnd {
-    /// The test thread asked it to stop.
-    Stopped,
-    /// The `-n`/`-k` budget is spent (sender) or was crossed (receiver).
-    Budget,
-    /// The peer closed the connection (receiver).
-    Eof,
-}
-
-/// Fills a block the way iperf3 does: random bytes, or `0123456789` repeated.
-pub(crate) fn payload(len: usize, repeating: bool) -> Vec<u8> {
-    let mut buf = vec![0u8; len];
-    if repeating {
-        for (i, b) in buf.iter_mut().enumerate() {
-            *b = b'0' + (i % 10) as u8;
-        }
-    } else if getrandom::fill(&mut buf).is_err() {
-        // Content does not matter to any receiver; a fixed pattern is an acceptable fallback.
-        for (i, b) in buf.iter_mut().enumerate() {
-            *b = (i as u8).wrapping_mul(151);
-        }
-    }
-    buf
-}
 
 fn is_transient(kind: ErrorKind) -> bool {
     matches!(kind, ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted)

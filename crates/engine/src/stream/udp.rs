@@ -15,10 +15,12 @@
 //! * **Receiving** with UDP GRO when the kernel has it (else `recvmmsg`), counting with
 //!   [`super::udp_stats::UdpRecvStats`]: exact loss, out-of-order, duplicates, iperf3's jitter.
 
-use super::tcp::{LoopEnd, payload};
+use super::buffer::payload;
+use super::loop_end::LoopEnd;
 use super::udp_stats::UdpRecvStats;
 use super::{Budget, Counters, StreamSpec};
 use crate::error::EngineError;
+use crate::timing::Pacing;
 use socket2::{Domain, Protocol as SockProto, SockAddr, Socket, Type};
 use std::io::{self, ErrorKind};
 use std::net::{IpAddr, SocketAddr, UdpSocket};
@@ -40,17 +42,6 @@ const PACE_SLEEP_MAX: Duration = Duration::from_millis(2);
 /// `net.core.rmem_max`): the kernel default (208 KiB) overflows within milliseconds at
 /// gigabit rates, which is the most common cause of "UDP loss that captures don't show".
 pub(crate) const DEFAULT_UDP_RCVBUF: usize = 4 * 1024 * 1024;
-
-/// UDP settings of a stream.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct UdpSpec {
-    /// 64-bit sequence numbers.
-    pub counters_64bit: bool,
-    /// Datagrams per pacing slot (`-b RATE/BURST`); 0 or 1 = one.
-    pub burst: u32,
-    /// Use GSO/GRO when the kernel offers them.
-    pub offload: bool,
-}
 
 /// Socket options of a UDP data socket (client and server).
 #[derive(Clone, Debug, Default)]
@@ -238,9 +229,7 @@ pub(crate) fn send_loop(
     for _ in 0..batch {
         buf.extend_from_slice(&one);
     }
-    let burst = u64::from(spec.udp.burst.max(1));
-    // Seconds per slot group of `burst` datagrams.
-    let group_secs = if spec.rate > 0 { (burst * len as u64 * 8) as f64 / spec.rate as f64 } else { 0.0 };
+    let pacing = Pacing::new(len, spec.rate, spec.udp.burst);
     let u = &counters.udp;
     let start = Instant::now();
     let (mut sent, mut slots, mut drops) = (0u64, 0u64, 0u64);
@@ -249,11 +238,10 @@ pub(crate) fn send_loop(
             return Ok(LoopEnd::Stopped);
         }
         let mut k = batch as u64;
-        if spec.rate > 0 {
-            let elapsed = start.elapsed().as_secs_f64();
-            let due = ((elapsed / group_secs).floor() as u64 + 1) * burst;
+        if let Some(pace) = &pacing {
+            let due = pace.due(start.elapsed().as_secs_f64());
             if due <= slots {
-                let next = start + Duration::from_secs_f64((slots / burst) as f64 * group_secs);
+                let next = start + Duration::from_secs_f64(pace.slot_time(slots));
                 let now = Instant::now();
                 if next > now {
                     std::thread::sleep((next - now).min(PACE_SLEEP_MAX));

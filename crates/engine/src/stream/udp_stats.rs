@@ -11,9 +11,12 @@
 //! A datagram older than the window (more than [`WINDOW`] numbers behind the highest) cannot be
 //! told apart; it is treated as iperf3 treats it (late, fills a gap) unless nothing is missing.
 //!
-//! Jitter is iperf3's (RFC 1889 §A.8) so the numbers are comparable: for every datagram,
-//! `transit = |arrival − sent|`, `D = |transit − previous transit|`, `jitter += (D − jitter)/16`,
-//! with the first datagram after a reset only priming `previous transit`.
+//! Jitter is iperf3's (RFC 1889 §A.8, [`crate::timing::Jitter`]) so the numbers are comparable:
+//! for every datagram, `transit = |arrival − sent|`, `D = |transit − previous transit|`,
+//! `jitter += (D − jitter)/16`, with the first datagram after a reset only priming
+//! `previous transit`.
+
+use crate::timing::Jitter;
 
 /// Sequence numbers remembered behind the highest one (bits; 128 KiB per stream).
 pub(crate) const WINDOW: u64 = 1 << 20;
@@ -46,7 +49,7 @@ pub(crate) struct UdpRecvStats {
     totals: UdpRecvTotals,
     /// Bit `seq % WINDOW` is set when `seq` (within the window behind `highest`) arrived.
     seen: Vec<u64>,
-    prev_transit: Option<f64>,
+    jitter: Jitter,
 }
 
 impl Default for UdpRecvStats {
@@ -58,7 +61,7 @@ impl Default for UdpRecvStats {
 impl UdpRecvStats {
     /// A receiver that has seen nothing.
     pub(crate) fn new() -> Self {
-        Self { totals: UdpRecvTotals::default(), seen: vec![0; (WINDOW / 64) as usize], prev_transit: None }
+        Self { totals: UdpRecvTotals::default(), seen: vec![0; (WINDOW / 64) as usize], jitter: Jitter::default() }
     }
 
     /// The counts so far.
@@ -69,8 +72,8 @@ impl UdpRecvStats {
     /// Restarts jitter (end of the omit period, as iperf3 does); the counts go on, the caller
     /// keeps a baseline.
     pub(crate) fn reset_jitter(&mut self) {
-        self.totals.jitter = 0.0;
-        self.prev_transit = None;
+        self.jitter.reset();
+        self.totals.jitter = self.jitter.value();
     }
 
     fn bit(&self, seq: u64) -> bool {
@@ -102,10 +105,8 @@ impl UdpRecvStats {
     /// Records one datagram with sequence number `seq`, sent at `sent` and received at `arrival`
     /// (seconds on each host's monotonic clock).
     pub(crate) fn record(&mut self, seq: u64, sent: f64, arrival: f64) {
-        let transit = (arrival - sent).abs();
-        let prev = self.prev_transit.unwrap_or(transit);
-        self.totals.jitter += ((transit - prev).abs() - self.totals.jitter) / 16.0;
-        self.prev_transit = Some(transit);
+        self.jitter.add((arrival - sent).abs());
+        self.totals.jitter = self.jitter.value();
 
         let t = &mut self.totals;
         if seq > t.highest {

@@ -15,6 +15,7 @@
 //! What happened is published in [`IoReport`] for the `wireperf_io` JSON extras.
 
 use super::StreamSpec;
+use crate::config::SendMode;
 use std::io::{self, Write};
 use std::net::TcpStream;
 use std::sync::OnceLock;
@@ -31,40 +32,6 @@ pub const REFUSE_ENV: &str = "WIREPERF_TEST_REFUSE_ZEROCOPY";
 const ZC_JUDGE_AFTER: u64 = 64;
 /// Reap the error queue every this many `MSG_ZEROCOPY` sends (and on `ENOBUFS`).
 const ZC_REAP_EVERY: u64 = 32;
-
-/// The sender's system call for bulk TCP data.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum SendMode {
-    /// `write()` from a user buffer (iperf3's default).
-    #[default]
-    Write,
-    /// `sendfile()` from a memory file holding the block (`-Z`).
-    Sendfile,
-    /// `send(MSG_ZEROCOPY)` with completion reaping (`--zerocopy=z`).
-    MsgZerocopy,
-}
-
-impl SendMode {
-    fn code(self) -> u8 {
-        match self {
-            SendMode::Write => 1,
-            SendMode::Sendfile => 2,
-            SendMode::MsgZerocopy => 3,
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            SendMode::Write => "write",
-            SendMode::Sendfile => "sendfile",
-            SendMode::MsgZerocopy => "msg_zerocopy",
-        }
-    }
-
-    fn from_code(c: u8) -> Option<SendMode> {
-        [SendMode::Write, SendMode::Sendfile, SendMode::MsgZerocopy].into_iter().find(|m| m.code() == c)
-    }
-}
 
 /// What a stream's I/O path did, written by the stream thread, read after it ended.
 #[derive(Debug, Default)]
@@ -152,7 +119,7 @@ impl<'a> BlockSender<'a> {
         let block = spec.len.max(1);
         // Paced streams keep one block per call: the pacing step is a block, as in iperf3.
         let per_call = if spec.rate > 0 { 1 } else { (spec.call_bytes / block).max(1) };
-        let buf = super::buffer::repeated(&super::tcp::payload(block, spec.repeating_payload), per_call)?;
+        let buf = super::buffer::repeated(&super::buffer::payload(block, spec.repeating_payload), per_call)?;
         let mode = spec.send_mode;
         report.requested.store(mode.code(), Ordering::Relaxed);
         report.used.store(mode.code(), Ordering::Relaxed);

@@ -11,6 +11,7 @@ use std::io::ErrorKind;
 use std::net::{SocketAddr, UdpSocket};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use wireperf_engine::timing::Pacing;
 
 /// Wall-clock now, seconds: datagram timestamps are wall clock so the server can compute
 /// one-way transit (meaningful when clocks are synced; jitter needs only differences).
@@ -49,7 +50,8 @@ pub(crate) fn client_stream(
     let ctx = StreamCtx { shared: shared.clone(), id, dir: Dir::Send, tag: Tag::Plain, group };
     let mut tick = Ticker::new(shared.interval);
     let mut count = Counter::new(len);
-    let ipg = (len as f64 * 8.0) / (cfg.rate.max(1) as f64);
+    // iperf 2 always paces (its default is 1 Mbit/s): a rate of 0 is taken as 1 bit/s.
+    let pacing = Pacing::new(len, cfg.rate.max(1), 1);
     let (deadline, mut budget) = match cfg.stop {
         Stop::Time(d) => (Some(tick.t0 + d), u64::MAX),
         Stop::Bytes(b) => (None, b),
@@ -62,9 +64,11 @@ pub(crate) fn client_stream(
         }
         // Pace by count, not by gap: a late wake-up is made good by the next sends, so the
         // average rate holds even though sleeps overshoot.
-        let due = tick.t0 + Duration::from_secs_f64(ipg * (seq - 1) as f64);
-        if due > now {
-            thread::sleep(due - now);
+        if let Some(pace) = &pacing {
+            let due = tick.t0 + Duration::from_secs_f64(pace.slot_time((seq - 1) as u64));
+            if due > now {
+                thread::sleep(due - now);
+            }
         }
         let (sec, usec, _) = wall();
         UdpHeader { id: seq, sec, usec }.write(&mut buf)?;
@@ -184,7 +188,7 @@ fn build_report(count: &Counter, st: &UdpRecv, secs: f64, enhanced: bool) -> Ser
         errors: st.lost(),
         out_of_order: st.out_of_order,
         datagrams: st.max_id,
-        jitter: SecUsec::from_f64(st.jitter),
+        jitter: SecUsec::from_f64(st.jitter.value()),
         transit: [
             SecUsec::from_f64(t.min),
             SecUsec::from_f64(t.max),

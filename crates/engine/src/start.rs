@@ -1,4 +1,4 @@
-//! Filling the `start` object: version, system line, timestamp, parameters.
+//! Filling the `start` object of a test report: version, system line, timestamp, parameters.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 use wireperf_protocol::TestParams;
