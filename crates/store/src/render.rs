@@ -9,12 +9,8 @@ use crate::compare::{Comparison, Unit};
 use crate::link;
 use crate::model::{Direction, PhaseDetail, RunDetail, RunSummary};
 
-/// `941 Mbit/s`, `41.2 Gbit/s`, `1.05 Mbit/s`.
-pub fn rate(bps: f64) -> String {
-    let units = ["bit/s", "Kbit/s", "Mbit/s", "Gbit/s", "Tbit/s"];
-    let (v, u) = scale(bps, 1000.0, &units);
-    format!("{} {u}", three_digits(v))
-}
+/// `941 Mbit/s`, `41.2 Gbit/s`: the one human rate format every reader of results uses.
+pub use wireperf_protocol::outcome::words::rate;
 
 /// `4.80 GBytes`, `512 KBytes`, `12 Bytes`.
 pub fn bytes(n: u64) -> String {
