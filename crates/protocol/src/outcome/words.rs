@@ -1,5 +1,5 @@
 //! How an outcome's figures read outside iperf3's own output: the one human rate format
-//! (`13.7 Gbit/s`) and the one percent change, so the suite's sentences, history's tables and
+//! (`13.7 Gbit/s`), counts (`1,386`) and the one percent change, so the suite's sentences, history's tables and
 //! the HTML report print the same number the same way.
 //!
 //! iperf3-identical text (`19.2 Gbits/sec`, padded columns) is not this: it is the report
@@ -43,6 +43,19 @@ pub fn percent_change(from: f64, to: f64) -> Option<f64> {
     (from.is_finite() && from != 0.0).then(|| (to - from) / from * 100.0)
 }
 
+/// `1,386`: a count with thousands separated.
+pub fn count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,6 +71,14 @@ mod tests {
         assert_eq!(rate(999.7e6), "1000 Mbit/s");
         assert_eq!(rate(0.0), "0.00 bit/s");
         assert_eq!(rate(12e15), "12000 Tbit/s");
+    }
+
+    #[test]
+    fn counts_group_thousands() {
+        assert_eq!(count(0), "0");
+        assert_eq!(count(999), "999");
+        assert_eq!(count(1386), "1,386");
+        assert_eq!(count(1_234_567), "1,234,567");
     }
 
     #[test]

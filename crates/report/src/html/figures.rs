@@ -58,17 +58,7 @@ pub fn bytes(n: u64) -> String {
 }
 
 /// `1,386`.
-pub fn count(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use wireperf_protocol::outcome::words::count;
 
 /// `4.00 s`.
 pub fn seconds(s: f64) -> String {
