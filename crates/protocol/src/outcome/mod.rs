@@ -13,7 +13,8 @@
 //! - A document written by wireperf's iperf 2 mode ([`Peer::Iperf2`]) uses the same keys
 //!   differently: iperf 2 exchanges no TCP totals, so `sum_sent` is what the writing host sent
 //!   and `sum_received` what it received, both counted by that host. In a full-duplex test the
-//!   two describe opposite directions, and a TCP upload has no receiver's count at all.
+//!   two describe opposite directions, and a TCP upload has no receiver's count at all (a UDP
+//!   upload has the server's reports, kept per stream in `udp_receiver`).
 //!
 //! Each [`Tally`] says whose count it is ([`Counter`]) and which host measured it ([`Side`]),
 //! so a reader that falls back to the sender's rate (an iperf 2 upload) does so visibly.
@@ -282,11 +283,23 @@ impl TestOutcome {
     pub fn new(report: &TestReport, written_by: Side) -> TestOutcome {
         let ts = report.start.test_start.as_ref();
         let protocol = ts.map(|t| t.protocol.clone()).filter(|p| !p.is_empty()).unwrap_or_else(|| "TCP".to_string());
-        let direction = direction(report);
         let peer = Peer::of(report);
-        let flows = match peer {
-            Peer::Iperf3 => iperf3_flows(report, written_by, direction),
-            Peer::Iperf2 => iperf2_flows(report, written_by),
+        let (direction, flows) = match peer {
+            Peer::Iperf3 => {
+                let direction = direction(report);
+                (direction, iperf3_flows(report, written_by, direction))
+            }
+            Peer::Iperf2 => {
+                // Its sums say which ways data went (its intervals and `test_start` may not:
+                // `-d`/`-r` and a `-J` without `-i` leave no trace there).
+                let flows = iperf2_flows(report, written_by);
+                let direction = match flows.as_slice() {
+                    [one] => one.direction,
+                    [_, _] => Direction::Bidir,
+                    _ => direction(report),
+                };
+                (direction, flows)
+            }
         };
         TestOutcome {
             written_by,
@@ -379,19 +392,19 @@ fn iperf3_flow(
 
 /// iperf 2: `sum_sent` is the writer's sending direction, `sum_received` its receiving one,
 /// both counted by the writer. `sum` (UDP) copies one of them and adds loss: from the server's
-/// reports (the peer received what the writer sent; they also fill `udp_receiver`), else from
-/// the writer's own receiving.
+/// reports (the peer received what the writer sent; each also fills a stream's
+/// `udp_receiver`, the peer's count), else from the writer's own receiving.
 fn iperf2_flows(report: &TestReport, writer: Side) -> Vec<Flow> {
     let e = &report.end;
-    let reports = e.streams.iter().any(|s| s.udp_receiver.is_some());
-    let loss_on_sent = e.sum_sent.is_some() && reports;
+    let peer_counts = peer_received(report, writer.peer());
+    let loss_on_sent = e.sum_sent.is_some() && peer_counts.is_some();
     let mut flows = Vec::with_capacity(2);
     if let Some(s) = &e.sum_sent {
         let udp = if loss_on_sent { Udp::new(e.sum.as_ref(), None, writer.peer()) } else { None };
         flows.push(Flow {
             direction: writer.direction(true),
             sent: Some(Tally::new(s, Counter::Sender, writer)),
-            received: None,
+            received: peer_counts,
             retransmits: if udp.is_some() { None } else { s.retransmits },
             udp,
         });
@@ -407,4 +420,18 @@ fn iperf2_flows(report: &TestReport, writer: Side) -> Vec<Flow> {
         });
     }
     flows
+}
+
+/// The peer's count of what the writer sent over UDP: the iperf 2 server reports in the
+/// streams' `udp_receiver`, added up as iperf 2's own sums are (bytes over the longest time).
+fn peer_received(report: &TestReport, peer: Side) -> Option<Tally> {
+    let reports: Vec<&Summary> = report.end.streams.iter().filter_map(|s| s.udp_receiver.as_ref()).collect();
+    if reports.is_empty() {
+        return None;
+    }
+    let bytes = reports.iter().map(|r| r.bytes).sum::<u64>();
+    let end = reports.iter().map(|r| r.end).fold(0.0, f64::max);
+    let seconds = reports.iter().map(|r| r.seconds).fold(0.0, f64::max);
+    let bits_per_second = if end > 0.0 { bytes as f64 * 8.0 / end } else { 0.0 };
+    Some(Tally { bytes, seconds, end, bits_per_second, counted_by: Counter::Receiver, measured_by: peer })
 }

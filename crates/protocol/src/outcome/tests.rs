@@ -240,7 +240,26 @@ fn iperf2_udp_loss_from_server_reports_belongs_to_the_sent_flow() {
     let f = o.flow(Direction::Upload).unwrap();
     let u = f.udp.unwrap();
     assert_eq!((u.lost_packets, u.packets, u.measured_by), (Some(2), Some(100), Side::Server));
-    assert_eq!(f.received, None, "the sum copies the sender's count; it is not the receiver's");
+    let got = f.received.expect("the server report's count");
+    assert_eq!((got.bytes, got.counted_by, got.measured_by), (1000, Counter::Receiver, Side::Server));
+}
+
+#[test]
+fn iperf2_udp_without_a_server_report_has_no_receivers_count() {
+    let mut r = iperf2_client(true, false);
+    r.start.test_start.as_mut().unwrap().protocol = "UDP".into();
+    r.end.sum = r.end.sum_sent.clone();
+    let o = TestOutcome::from_report(&r);
+    let f = o.flow(Direction::Upload).unwrap();
+    assert_eq!((f.received, f.udp), (None, None), "the sum copies the sender's count; it is not the receiver's");
+}
+
+#[test]
+fn iperf2_two_way_tests_without_intervals_are_bidir() {
+    // `-d`/`-r` or no `-i`: nothing but the two sums tells.
+    let mut r = iperf2_client(true, true);
+    r.intervals.clear();
+    assert_eq!(TestOutcome::from_report(&r).direction, Direction::Bidir);
 }
 
 #[test]
