@@ -10,7 +10,7 @@
 //! - [`budget`]: the probe deadline from Prometheus' scrape-timeout header; test length clamping.
 //! - [`limits`]: at most N probes at once, one at a time per target.
 //! - [`probe`]: one probe: slot, engine client on a blocking thread, deadline, interrupt.
-//! - [`results`]: the numbers to publish, read from the engine's `-J` report.
+//! - [`results`]: the numbers to publish: the engine's report as a [`wireperf_protocol::TestOutcome`].
 //! - [`failure`]: why a probe failed, as a fixed reason and a message.
 //! - [`render`]: one probe → Prometheus text; [`render::METRICS`] documents every name.
 //! - [`health`]: the exporter's own `/metrics`.

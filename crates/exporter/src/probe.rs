@@ -79,13 +79,12 @@ pub async fn run(spec: &ProbeSpec, limiter: &Limiter, started: Instant, deadline
             let cfg = client_config(spec, rep.test_seconds, remaining);
             let interrupt = StopOnDrop(Arc::new(AtomicBool::new(false)));
             let flag = Arc::clone(&interrupt.0);
-            let reverse = spec.reverse;
             let task = tokio::task::spawn_blocking(move || {
                 let _slots = permits;
                 let outcome = run_client(&cfg, &mut NullObserver, &flag);
                 match outcome.error {
                     Some(e) => Err(Failure::from_engine(&e)),
-                    None => ProbeResults::from_report(&outcome.report, reverse)
+                    None => ProbeResults::from_report(&outcome.report)
                         .map_err(|e| Failure::new("test_failed", e.to_string())),
                 }
             });

@@ -18,6 +18,7 @@ use prometheus_client::metrics::info::Info;
 use prometheus_client::registry::Registry;
 use std::sync::atomic::AtomicU64;
 use std::time::Duration;
+use wireperf_protocol::outcome::{Tally, Udp};
 
 /// The content type of [`render`]'s output.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -115,38 +116,53 @@ fn l(pairs: &[(&str, &str)]) -> Labels {
 }
 
 fn per_flow(flows: &[Flow], f: impl Fn(&Flow) -> Option<f64>) -> Vec<(Labels, f64)> {
-    flows.iter().filter_map(|fl| f(fl).map(|v| (l(&[("direction", fl.direction.label())]), v))).collect()
+    flows.iter().filter_map(|fl| f(fl).map(|v| (l(&[("direction", fl.direction.as_str())]), v))).collect()
 }
 
 fn wireperf_metrics(out: &mut Out, r: &ProbeResults, test_seconds: u32) {
-    let flows = &r.flows;
+    let flows = r.flows();
     out.info(
         "wireperf_probe_info",
         l(&[
-            ("protocol", &r.protocol),
-            ("streams", &r.streams.to_string()),
+            ("protocol", &r.outcome.protocol),
+            ("streams", &r.streams().to_string()),
             ("seconds", &test_seconds.to_string()),
             ("peer", r.peer.as_deref().unwrap_or("")),
         ]),
     );
-    out.gauge("wireperf_probe_streams", f64::from(r.streams));
-    out.family("wireperf_sent_bytes", &per_flow(flows, |f| Some(f.sent.bytes as f64)));
-    out.family("wireperf_sent_seconds", &per_flow(flows, |f| Some(f.sent.seconds)));
-    out.family("wireperf_sent_bits_per_second", &per_flow(flows, |f| Some(f.sent.bits_per_second)));
-    out.family("wireperf_received_bytes", &per_flow(flows, |f| Some(f.received.bytes as f64)));
-    out.family("wireperf_received_seconds", &per_flow(flows, |f| Some(f.received.seconds)));
-    out.family("wireperf_received_bits_per_second", &per_flow(flows, |f| Some(f.received.bits_per_second)));
+    out.gauge("wireperf_probe_streams", f64::from(r.streams()));
+    let sent = |pick: fn(&Tally) -> f64| per_flow(flows, move |f| f.sent.as_ref().map(pick));
+    let received = |pick: fn(&Tally) -> f64| per_flow(flows, move |f| f.received.as_ref().map(pick));
+    out.family("wireperf_sent_bytes", &sent(|t| t.bytes as f64));
+    out.family("wireperf_sent_seconds", &sent(|t| t.seconds));
+    out.family("wireperf_sent_bits_per_second", &sent(|t| t.bits_per_second));
+    out.family("wireperf_received_bytes", &received(|t| t.bytes as f64));
+    out.family("wireperf_received_seconds", &received(|t| t.seconds));
+    out.family("wireperf_received_bits_per_second", &received(|t| t.bits_per_second));
     out.family("wireperf_retransmits", &per_flow(flows, |f| f.retransmits.map(|x| x as f64)));
     out.family("wireperf_udp_jitter_seconds", &per_flow(flows, |f| f.udp.map(|u| u.jitter_ms / 1000.0)));
-    out.family("wireperf_udp_packets", &per_flow(flows, |f| f.udp.map(|u| u.packets as f64)));
-    out.family("wireperf_udp_lost_packets", &per_flow(flows, |f| f.udp.map(|u| u.lost_packets as f64)));
-    out.family("wireperf_udp_lost_ratio", &per_flow(flows, |f| f.udp.map(|u| u.lost_percent / 100.0)));
-    if let Some(c) = r.cpu {
+    out.family("wireperf_udp_packets", &per_flow(flows, |f| f.udp.map(|u| udp_packets(&u))));
+    out.family("wireperf_udp_lost_packets", &per_flow(flows, |f| f.udp.map(|u| udp_lost(&u))));
+    out.family("wireperf_udp_lost_ratio", &per_flow(flows, |f| f.udp.map(|u| udp_lost_percent(&u) / 100.0)));
+    if let Some((local, remote)) = r.cpu() {
         out.family(
             "wireperf_cpu_utilization_ratio",
-            &[(l(&[("host", "local")]), c.local), (l(&[("host", "remote")]), c.remote)],
+            &[(l(&[("host", "local")]), local), (l(&[("host", "remote")]), remote)],
         );
     }
+}
+
+// A UDP figure the report left out is published as 0, as the iperf3 exporter does.
+fn udp_packets(u: &Udp) -> f64 {
+    u.packets.unwrap_or(0) as f64
+}
+
+fn udp_lost(u: &Udp) -> f64 {
+    u.lost_packets.unwrap_or(0) as f64
+}
+
+fn udp_lost_percent(u: &Udp) -> f64 {
+    u.lost_percent.unwrap_or(0.0)
 }
 
 /// The iperf3 exporter's metrics: the first flow (the one its `sum_sent`/`sum_received` name),
@@ -154,23 +170,24 @@ fn wireperf_metrics(out: &mut Out, r: &ProbeResults, test_seconds: u32) {
 fn iperf3_metrics(out: &mut Out, rep: &ProbeReport) {
     let tp = l(&[("target", &rep.host), ("port", &rep.port.to_string())]);
     let one = |v: f64| vec![(tp.clone(), v)];
-    let flow = rep.outcome.as_ref().ok().and_then(|r| r.flows.first());
+    let flow = rep.outcome.as_ref().ok().and_then(|r| r.flows().first());
+    let (sent, received) = (flow.and_then(|f| f.sent), flow.and_then(|f| f.received));
     let udp = rep.outcome.as_ref().map_or(rep.udp, |r| r.is_udp());
     out.family("iperf3_up", &one(if flow.is_some() { 1.0 } else { 0.0 }));
-    out.family("iperf3_sent_seconds", &one(flow.map_or(0.0, |f| f.sent.seconds)));
-    out.family("iperf3_sent_bytes", &one(flow.map_or(0.0, |f| f.sent.bytes as f64)));
-    out.family("iperf3_received_seconds", &one(flow.map_or(0.0, |f| f.received.seconds)));
-    out.family("iperf3_received_bytes", &one(flow.map_or(0.0, |f| f.received.bytes as f64)));
+    out.family("iperf3_sent_seconds", &one(sent.map_or(0.0, |t| t.seconds)));
+    out.family("iperf3_sent_bytes", &one(sent.map_or(0.0, |t| t.bytes as f64)));
+    out.family("iperf3_received_seconds", &one(received.map_or(0.0, |t| t.seconds)));
+    out.family("iperf3_received_bytes", &one(received.map_or(0.0, |t| t.bytes as f64)));
     if !udp {
         out.family("iperf3_retransmits", &one(flow.and_then(|f| f.retransmits).unwrap_or(0) as f64));
         return;
     }
-    let u = flow.and_then(|f| f.udp).unwrap_or_default();
+    let u = flow.and_then(|f| f.udp);
     for side in ["sent", "received"] {
-        out.family(&format!("iperf3_{side}_packets"), &one(u.packets as f64));
-        out.family(&format!("iperf3_{side}_jitter_ms"), &one(u.jitter_ms));
-        out.family(&format!("iperf3_{side}_lost_packets"), &one(u.lost_packets as f64));
-        out.family(&format!("iperf3_{side}_lost_percent"), &one(u.lost_percent));
+        out.family(&format!("iperf3_{side}_packets"), &one(u.as_ref().map_or(0.0, udp_packets)));
+        out.family(&format!("iperf3_{side}_jitter_ms"), &one(u.map_or(0.0, |u| u.jitter_ms)));
+        out.family(&format!("iperf3_{side}_lost_packets"), &one(u.as_ref().map_or(0.0, udp_lost)));
+        out.family(&format!("iperf3_{side}_lost_percent"), &one(u.as_ref().map_or(0.0, udp_lost_percent)));
     }
 }
 
@@ -194,43 +211,58 @@ pub fn render(rep: &ProbeReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::{Cpu, Direction, Side, UdpStats};
+    use crate::results::{Direction, TestOutcome};
+    use wireperf_protocol::outcome::{Counter, Cpu, Peer, Side};
 
-    fn side(bytes: u64, secs: f64) -> Side {
-        Side { bytes, seconds: secs, bits_per_second: bytes as f64 * 8.0 / secs }
+    fn tally(bytes: u64, secs: f64, counted_by: Counter) -> Option<Tally> {
+        let measured_by = if counted_by == Counter::Sender { Side::Client } else { Side::Server };
+        Some(Tally {
+            bytes,
+            seconds: secs,
+            end: secs,
+            bits_per_second: bytes as f64 * 8.0 / secs,
+            counted_by,
+            measured_by,
+        })
+    }
+
+    fn flow(direction: Direction, sent: u64, received: (u64, f64), retransmits: Option<u64>) -> Flow {
+        Flow {
+            direction,
+            sent: tally(sent, 1.0, Counter::Sender),
+            received: tally(received.0, received.1, Counter::Receiver),
+            retransmits,
+            udp: None,
+        }
+    }
+
+    fn results(protocol: &str, streams: u32, flows: Vec<Flow>, cpu: Option<Cpu>, peer: Option<&str>) -> ProbeResults {
+        let outcome = TestOutcome {
+            written_by: Side::Client,
+            peer: Peer::Iperf3,
+            protocol: protocol.into(),
+            direction: Direction::Upload,
+            streams: Some(streams),
+            requested_seconds: Some(1),
+            flows,
+            cpu,
+        };
+        ProbeResults { outcome, peer: peer.map(str::to_string) }
     }
 
     fn tcp_ok() -> ProbeReport {
         let flows = vec![
-            Flow {
-                direction: Direction::Upload,
-                sent: side(1000, 1.0),
-                received: side(990, 1.0),
-                retransmits: Some(4),
-                udp: None,
-            },
-            Flow {
-                direction: Direction::Download,
-                sent: side(500, 1.0),
-                received: side(500, 2.0),
-                retransmits: Some(0),
-                udp: None,
-            },
+            flow(Direction::Upload, 1000, (990, 1.0), Some(4)),
+            flow(Direction::Download, 500, (500, 2.0), Some(0)),
         ];
-        let r = ProbeResults {
-            protocol: "TCP".into(),
-            streams: 2,
-            flows,
-            peer: Some("10.1.2.3".into()),
-            cpu: Some(Cpu { local: 0.25, remote: 0.5 }),
-        };
+        let cpu = Some(Cpu { host_percent: 25.0, remote_percent: 50.0 });
         ProbeReport {
             host: "10.1.2.3".into(),
             port: 5201,
             udp: false,
             duration: Duration::from_millis(1500),
             test_seconds: 1,
-            outcome: Ok(r),
+            outcome: Ok(results("TCP", 2, flows, cpu, Some("10.1.2.3"))),
         }
     }
 
@@ -285,17 +317,19 @@ mod tests {
 
     #[test]
     fn udp_publishes_loss_and_jitter_in_base_units() {
-        let u = UdpStats { jitter_ms: 0.5, lost_packets: 2, packets: 200, lost_percent: 1.0 };
-        let flows = vec![Flow {
-            direction: Direction::Upload,
-            sent: side(1, 1.0),
-            received: side(1, 1.0),
-            retransmits: None,
-            udp: Some(u),
-        }];
+        let udp = Udp {
+            jitter_ms: 0.5,
+            lost_packets: Some(2),
+            packets: Some(200),
+            receiver_packets: Some(198),
+            lost_percent: Some(1.0),
+            out_of_order: None,
+            measured_by: Side::Server,
+        };
+        let flows = vec![Flow { udp: Some(udp), ..flow(Direction::Upload, 1, (1, 1.0), None) }];
         let mut rep = tcp_ok();
         rep.udp = true;
-        rep.outcome = Ok(ProbeResults { protocol: "UDP".into(), streams: 1, flows, peer: None, cpu: None });
+        rep.outcome = Ok(results("UDP", 1, flows, None, None));
         let t = render(&rep);
         for line in [
             "wireperf_udp_jitter_seconds{direction=\"upload\"} 0.0005",

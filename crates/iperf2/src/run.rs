@@ -155,7 +155,7 @@ pub fn client_report(c: &ClientConfig) -> (wireperf_protocol::schema::TestReport
 fn json_start(low: &Test) -> Start {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
     let mut st = Start {
-        version: format!("wireperf {} (iperf 2 mode)", env!("CARGO_PKG_VERSION")),
+        version: format!("wireperf {} {}", env!("CARGO_PKG_VERSION"), wireperf_protocol::outcome::IPERF2_MODE),
         system_info: wireperf_sys::system_info(),
         timestamp: Some(Timestamp { time: rfc1123(now), timesecs: now }),
         ..Start::default()

@@ -15,6 +15,9 @@
 //! - [`params`]: the test parameters JSON the client sends after PARAM_EXCHANGE.
 //! - [`results`]: the results JSON both sides exchange after the test.
 //! - [`schema`]: iperf3's `-J` output document as typed structs (start, intervals, end).
+//! - [`outcome`]: a finished test per direction ([`TestOutcome`]), read once from a `-J`
+//!   document (client- or server-written, iperf3 or iperf 2 peer); [`outcome::words`] has the
+//!   one human rate format and percent change. Every reader of results goes through it.
 //! - [`client`] / [`server`]: the control-connection state machines of each side.
 //! - [`udp`]: the UDP datagram header and the UDP "connect" handshake bytes.
 //! - `auth` (feature `auth`): the RSA authentication token: make, decrypt, check, no replay.
@@ -27,6 +30,7 @@ pub mod client;
 pub mod cookie;
 pub mod errno;
 pub mod frame;
+pub mod outcome;
 pub mod params;
 pub mod results;
 pub mod schema;
@@ -38,6 +42,7 @@ mod json_num;
 
 pub use cookie::Cookie;
 pub use errno::IperfErrno;
+pub use outcome::TestOutcome;
 pub use params::{Protocol, TestParams};
 pub use results::{ExchangeResults, StreamResult};
 pub use state::State;

@@ -4,6 +4,7 @@
 //! `download`). The change is `(B - A) / A`; it is absent when A is zero or missing.
 
 use serde::Serialize;
+use wireperf_protocol::outcome::words::percent_change;
 
 use crate::link::{self, LinkFacts};
 use crate::model::{PhaseDetail, RunDetail, RunSummary};
@@ -152,10 +153,7 @@ fn metrics(pa: Option<&PhaseDetail>, pb: Option<&PhaseDetail>) -> Vec<MetricDelt
             if a.is_none() && b.is_none() {
                 return None;
             }
-            let change_percent = match (a, b) {
-                (Some(a), Some(b)) if a != 0.0 => Some((b - a) / a * 100.0),
-                _ => None,
-            };
+            let change_percent = a.zip(b).and_then(|(a, b)| percent_change(a, b));
             Some(MetricDelta { metric, label, unit, a, b, change_percent })
         })
         .collect()

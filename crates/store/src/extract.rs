@@ -1,77 +1,16 @@
 //! Pure extraction of the stored columns from a `-J` report: headline figures, the interval
 //! series and the per-stream totals.
 //!
-//! iperf3's `end` sums are "sender" and "receiver" views of the first data direction
-//! (`sum_sent`/`sum_received`) and, with `--bidir`, of the other one (`*_bidir_reverse`).
-//! The first direction is the one the writing host sends on in a bidir test, and the test's
-//! direction otherwise; [`Flow`] turns a `sender` flag into upload/download from the client's
-//! point of view, so client- and server-side documents are stored alike.
+//! The headline figures are read from the report's [`TestOutcome`], which knows which sum of
+//! `end` is which direction for client- and server-written documents and iperf 2 peers alike;
+//! the interval and stream rows map each entry's `sender` flag to upload/download with
+//! [`Side::direction`], so both sides' documents are stored alike.
 
-use wireperf_protocol::schema::{EndStream, IntervalStream, IntervalSum, Summary, TestReport};
+use wireperf_protocol::TestOutcome;
+use wireperf_protocol::outcome::Flow;
+use wireperf_protocol::schema::{EndStream, IntervalStream, IntervalSum, TestReport};
 
 use crate::model::{Direction, Figures, IntervalRow, Side, StreamRow};
-
-/// `TCP` or `UDP` as the report says (`TCP` when it does not say).
-pub fn protocol(report: &TestReport) -> String {
-    report
-        .start
-        .test_start
-        .as_ref()
-        .map(|t| t.protocol.clone())
-        .filter(|p| !p.is_empty())
-        .unwrap_or_else(|| "TCP".to_string())
-}
-
-/// The test's direction: bidir when there is a reverse sum, download with `-R`.
-pub fn direction(report: &TestReport) -> Direction {
-    let e = &report.end;
-    let bidir = e.sum_sent_bidir_reverse.is_some()
-        || e.sum_received_bidir_reverse.is_some()
-        || e.sum_bidir_reverse.is_some()
-        || report.intervals.iter().any(|i| i.sum_bidir_reverse.is_some());
-    if bidir {
-        Direction::Bidir
-    } else if report.start.test_start.as_ref().is_some_and(|t| t.reverse != 0) {
-        Direction::Download
-    } else {
-        Direction::Upload
-    }
-}
-
-/// Maps "does the writing host send on this?" to the client's upload/download.
-#[derive(Clone, Copy, Debug)]
-pub struct Flow {
-    side: Side,
-}
-
-impl Flow {
-    /// For a report written by `side`.
-    pub fn new(side: Side) -> Flow {
-        Flow { side }
-    }
-
-    /// Upload when the client is the sender.
-    pub fn of(self, local_sends: bool) -> Direction {
-        if local_sends == (self.side == Side::Client) { Direction::Upload } else { Direction::Download }
-    }
-
-    /// The direction of the first (`sum_sent`/`sum_received`) pair of `end`.
-    pub fn first(self, report: &TestReport) -> Direction {
-        match direction(report) {
-            Direction::Bidir => self.of(true),
-            d => d,
-        }
-    }
-}
-
-/// The receiving side's sum of the first direction (UDP documents may only have `sum`).
-fn received(report: &TestReport) -> Option<&Summary> {
-    report.end.sum_received.as_ref().or(report.end.sum.as_ref())
-}
-
-fn sent(report: &TestReport) -> Option<&Summary> {
-    report.end.sum_sent.as_ref().or(report.end.sum.as_ref())
-}
 
 fn add_opt<T: std::ops::Add<Output = T>>(a: Option<T>, b: Option<T>) -> Option<T> {
     match (a, b) {
@@ -79,6 +18,11 @@ fn add_opt<T: std::ops::Add<Output = T>>(a: Option<T>, b: Option<T>) -> Option<T
         (a, None) => a,
         (None, b) => b,
     }
+}
+
+/// A figure added up over the directions (bidir has two); `None` when no direction has it.
+fn over_flows<T: std::ops::Add<Output = T>>(o: &TestOutcome, figure: impl Fn(&Flow) -> Option<T>) -> Option<T> {
+    o.flows.iter().map(figure).fold(None, add_opt)
 }
 
 /// Per-phase figures beyond [`Figures`].
@@ -96,55 +40,39 @@ pub struct PhaseFigures {
     pub jitter_ms: Option<f64>,
     /// UDP lost datagrams.
     pub lost_packets: Option<i64>,
-    /// UDP datagrams.
+    /// UDP datagrams (as the receiver counted them).
     pub packets: Option<i64>,
     /// UDP loss, percent.
     pub lost_percent: Option<f64>,
 }
 
-/// The stored figures of one report.
+/// The stored figures of one report written by `side`.
 pub fn phase_figures(report: &TestReport, side: Side) -> PhaseFigures {
-    let e = &report.end;
-    let dir = direction(report);
-    let flow = Flow::new(side);
-    let first = flow.first(report);
-    let (s1, r1) = (sent(report), received(report));
-    let (s2, r2) = (e.sum_sent_bidir_reverse.as_ref(), e.sum_received_bidir_reverse.as_ref());
-    let measured = [s1, r1, s2, r2].into_iter().flatten().map(|s| s.end).fold(0.0, f64::max);
-    let requested = report.start.test_start.as_ref().map(|t| f64::from(t.duration));
-    let duration = if measured > 0.0 { Some(measured) } else { requested };
+    let o = TestOutcome::new(report, side);
     let figures = Figures {
-        protocol: Some(protocol(report)),
-        direction: Some(dir.as_str().to_string()),
-        duration,
-        sent_bytes: add_opt(s1.map(|s| s.bytes), s2.map(|s| s.bytes)),
-        sent_bps: add_opt(s1.map(|s| s.bits_per_second), s2.map(|s| s.bits_per_second)),
-        received_bytes: add_opt(r1.map(|s| s.bytes), r2.map(|s| s.bytes)),
-        received_bps: add_opt(r1.map(|s| s.bits_per_second), r2.map(|s| s.bits_per_second)),
-        retransmits: add_opt(s1.and_then(|s| s.retransmits), s2.and_then(|s| s.retransmits)),
-        cpu_host: e.cpu_utilization_percent.as_ref().map(|c| c.host_total),
-        cpu_remote: e.cpu_utilization_percent.as_ref().map(|c| c.remote_total),
+        protocol: Some(o.protocol.clone()),
+        direction: Some(o.direction.as_str().to_string()),
+        duration: o.seconds(),
+        sent_bytes: over_flows(&o, |f| f.sent.map(|t| t.bytes)),
+        sent_bps: over_flows(&o, |f| f.sent.map(|t| t.bits_per_second)),
+        received_bytes: over_flows(&o, |f| f.received.map(|t| t.bytes)),
+        received_bps: over_flows(&o, |f| f.received.map(|t| t.bits_per_second)),
+        retransmits: over_flows(&o, |f| f.retransmits),
+        cpu_host: o.cpu.map(|c| c.host_percent),
+        cpu_remote: o.cpu.map(|c| c.remote_percent),
         error: report.error.clone(),
     };
-    let r1_bps = r1.map(|s| s.bits_per_second);
-    let r2_bps = r2.map(|s| s.bits_per_second);
-    let (upload_bps, download_bps) = match (dir, first) {
-        (Direction::Bidir, Direction::Upload) => (r1_bps, r2_bps),
-        (Direction::Bidir, _) => (r2_bps, r1_bps),
-        (_, Direction::Upload) => (r1_bps, None),
-        _ => (None, r1_bps),
-    };
-    let udp = figures.protocol.as_deref().is_some_and(|p| p.eq_ignore_ascii_case("udp"));
-    let loss = if udp { r1 } else { None };
+    let goodput = |d| o.flow(d).and_then(|f| f.goodput());
+    let loss = o.flows.first().and_then(|f| f.udp).filter(|_| o.is_udp());
     PhaseFigures {
         figures,
-        num_streams: report.start.test_start.as_ref().map(|t| t.num_streams),
-        upload_bps,
-        download_bps,
-        jitter_ms: loss.and_then(|s| s.jitter_ms),
-        lost_packets: loss.and_then(|s| s.lost_packets),
-        packets: loss.and_then(|s| s.packets),
-        lost_percent: loss.and_then(|s| s.lost_percent),
+        num_streams: o.streams,
+        upload_bps: goodput(Direction::Upload),
+        download_bps: goodput(Direction::Download),
+        jitter_ms: loss.map(|u| u.jitter_ms),
+        lost_packets: loss.and_then(|u| u.lost_packets),
+        packets: loss.and_then(|u| u.receiver_packets),
+        lost_percent: loss.and_then(|u| u.lost_percent),
     }
 }
 
@@ -194,13 +122,13 @@ fn max_opt(a: Option<f64>, b: Option<f64>) -> Option<f64> {
     }
 }
 
-fn sum_row(index: u32, s: &IntervalSum, streams: &[&IntervalStream], flow: Flow) -> IntervalRow {
+fn sum_row(index: u32, s: &IntervalSum, streams: &[&IntervalStream], side: Side) -> IntervalRow {
     let cwnds: Vec<u64> = streams.iter().filter_map(|st| st.snd_cwnd).collect();
     let rtts: Vec<u64> = streams.iter().filter_map(|st| st.rtt).collect();
     IntervalRow {
         index,
         stream: None,
-        direction: Some(flow.of(s.sender)),
+        direction: Some(side.direction(s.sender)),
         start: s.start,
         end: s.end,
         bytes: s.bytes,
@@ -217,20 +145,19 @@ fn sum_row(index: u32, s: &IntervalSum, streams: &[&IntervalStream], flow: Flow)
 
 /// The interval series: per interval, the sum of each direction and every stream.
 pub fn interval_rows(report: &TestReport, side: Side) -> Vec<IntervalRow> {
-    let flow = Flow::new(side);
     let mut rows = Vec::new();
     for (i, iv) in report.intervals.iter().enumerate() {
         let index = u32::try_from(i).unwrap_or(u32::MAX);
         let sums = std::iter::once(&iv.sum).chain(iv.sum_bidir_reverse.as_ref());
         for s in sums {
             let members: Vec<&IntervalStream> = iv.streams.iter().filter(|st| st.sender == s.sender).collect();
-            rows.push(sum_row(index, s, &members, flow));
+            rows.push(sum_row(index, s, &members, side));
         }
         for st in &iv.streams {
             rows.push(IntervalRow {
                 index,
                 stream: Some(st.socket),
-                direction: Some(flow.of(st.sender)),
+                direction: Some(side.direction(st.sender)),
                 start: st.start,
                 end: st.end,
                 bytes: st.bytes,
@@ -250,11 +177,10 @@ pub fn interval_rows(report: &TestReport, side: Side) -> Vec<IntervalRow> {
 
 /// Per-stream totals from `end.streams`.
 pub fn stream_rows(report: &TestReport, side: Side) -> Vec<StreamRow> {
-    let flow = Flow::new(side);
-    report.end.streams.iter().filter_map(|s| stream_row(s, flow)).collect()
+    report.end.streams.iter().filter_map(|s| stream_row(s, side)).collect()
 }
 
-fn stream_row(s: &EndStream, flow: Flow) -> Option<StreamRow> {
+fn stream_row(s: &EndStream, side: Side) -> Option<StreamRow> {
     if let Some(u) = &s.udp {
         // iperf3's single UDP object: the sender's bytes and rate with the receiver's jitter
         // and loss on the sending host; the receiver's bytes on the receiving host.
@@ -262,7 +188,7 @@ fn stream_row(s: &EndStream, flow: Flow) -> Option<StreamRow> {
         let (sent, recv) = if u.sender { (Some(u), rx) } else { (None, Some(u)) };
         return Some(StreamRow {
             stream: u.socket.unwrap_or_default(),
-            direction: Some(flow.of(u.sender)),
+            direction: Some(side.direction(u.sender)),
             sent_bytes: sent.map(|x| x.bytes),
             sent_bps: sent.map(|x| x.bits_per_second),
             received_bytes: recv.map(|x| x.bytes),
@@ -278,7 +204,7 @@ fn stream_row(s: &EndStream, flow: Flow) -> Option<StreamRow> {
     let tx = s.sender.as_ref();
     Some(StreamRow {
         stream: any.socket.unwrap_or_default(),
-        direction: Some(flow.of(any.sender)),
+        direction: Some(side.direction(any.sender)),
         sent_bytes: tx.map(|x| x.bytes),
         sent_bps: tx.map(|x| x.bits_per_second),
         received_bytes: s.receiver.as_ref().map(|x| x.bytes),
@@ -295,7 +221,7 @@ fn stream_row(s: &EndStream, flow: Flow) -> Option<StreamRow> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use wireperf_protocol::schema::{End, HostPort, Interval, TestStart};
+    use wireperf_protocol::schema::{End, HostPort, Interval, Summary, TestStart};
 
     fn tcp(reverse: i32) -> TestReport {
         let mut r = TestReport::default();
@@ -326,11 +252,19 @@ mod tests {
         assert_eq!(f.figures.direction.as_deref(), Some("download"));
     }
 
+    /// Regression: an iperf 2 full-duplex document's `sum_received` is the client's download,
+    /// but it was read as the receiver's count of the upload and stored as upload goodput.
     #[test]
-    fn server_side_sender_flag_means_download() {
-        assert_eq!(Flow::new(Side::Server).of(true), Direction::Download);
-        assert_eq!(Flow::new(Side::Client).of(true), Direction::Upload);
-        assert_eq!(Flow::new(Side::Server).of(false), Direction::Upload);
+    fn iperf2_full_duplex_download_rate_is_not_stored_as_upload() {
+        let mut r = tcp(0);
+        r.start.version = format!("wireperf 0.1.0 {}", wireperf_protocol::outcome::IPERF2_MODE);
+        let iv = |sender| IntervalSum { bytes: 1, sender, ..Default::default() };
+        r.intervals.push(Interval { streams: vec![], sum: iv(true), sum_bidir_reverse: Some(iv(false)) });
+        let f = phase_figures(&r, Side::Client);
+        assert_eq!(f.figures.direction.as_deref(), Some("bidir"));
+        assert_eq!(f.upload_bps, None, "iperf 2 reports no receiver's count of the upload");
+        assert_eq!(f.download_bps, Some(342.0));
+        assert_eq!((f.figures.sent_bytes, f.figures.received_bytes), (Some(100), Some(90)));
     }
 
     #[test]

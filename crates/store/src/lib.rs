@@ -15,7 +15,8 @@
 //! - `error.rs` — [`StoreError`], in words a user understands; the file is never touched to fix it.
 //! - `model.rs` — the data model: [`NewRun`]/[`NewPhase`] in; [`RunSummary`], [`RunDetail`],
 //!   [`PhaseDetail`], [`IntervalRow`], [`StreamRow`] out; [`RunId`], [`RunKind`], [`Direction`].
-//! - `extract.rs` — pure: the stored figures, interval series and stream totals of a `-J` report.
+//! - `extract.rs` — pure: the stored figures (read from the report's
+//!   [`TestOutcome`](wireperf_protocol::TestOutcome)), interval series and stream totals.
 //! - `migrate.rs` — versioned schema migrations ([`SCHEMA_VERSION`]), one transaction each.
 //! - `store.rs` — [`Store`]: safe open (corrupt, locked, newer files refused untouched) and
 //!   [`Store::insert_run`] in one transaction.

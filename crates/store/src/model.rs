@@ -12,6 +12,7 @@ use std::str::FromStr;
 
 use serde::{Serialize, Serializer};
 use serde_json::Value;
+use wireperf_protocol::TestOutcome;
 use wireperf_protocol::schema::TestReport;
 
 /// A run's id in the database (SQLite rowid; never reused after a delete).
@@ -75,67 +76,10 @@ impl fmt::Display for RunKind {
     }
 }
 
-/// Which end of the test wrote the `-J` document.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Side {
-    /// The client (`connecting_to` in `start`).
-    Client,
-    /// The server (`accepted_connection` in `start`).
-    Server,
-}
-
-impl Side {
-    /// The side a report was written by: servers record `accepted_connection`.
-    pub fn of(report: &TestReport) -> Side {
-        if report.start.accepted_connection.is_some() && report.start.connecting_to.is_none() {
-            Side::Server
-        } else {
-            Side::Client
-        }
-    }
-
-    /// The stored name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Side::Client => "client",
-            Side::Server => "server",
-        }
-    }
-}
-
-/// Which way data moved, always seen from the client: upload is client → server.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Direction {
-    /// Client sends (plain `-c`).
-    Upload,
-    /// Server sends (`-R`).
-    Download,
-    /// Both (`--bidir`); only for phases, never for one stream or interval row.
-    Bidir,
-}
-
-impl Direction {
-    /// The stored name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Direction::Upload => "upload",
-            Direction::Download => "download",
-            Direction::Bidir => "bidir",
-        }
-    }
-
-    /// Parses a stored name.
-    pub fn parse(s: &str) -> Option<Direction> {
-        match s {
-            "upload" => Some(Direction::Upload),
-            "download" => Some(Direction::Download),
-            "bidir" => Some(Direction::Bidir),
-            _ => None,
-        }
-    }
-}
+/// Which end wrote a document ([`Side::of`]), and which way data moved, seen from the client
+/// (the stored `upload`/`download`/`bidir`): the outcome's own types, so history stores what
+/// every other reader sees.
+pub use wireperf_protocol::outcome::{Direction, Side};
 
 /// One test of a run to be stored.
 #[derive(Clone, Debug)]
@@ -219,9 +163,8 @@ impl NewRun {
 /// The conventional phase name for a single test: its direction (`upload`, `download`,
 /// `bidir`), prefixed `udp` for UDP (`udp` alone for a UDP upload, as the suite names it).
 pub fn phase_name_for(report: &TestReport) -> String {
-    let dir = crate::extract::direction(report);
-    let udp = crate::extract::protocol(report).eq_ignore_ascii_case("udp");
-    match (udp, dir) {
+    let o = TestOutcome::from_report(report);
+    match (o.is_udp(), o.direction) {
         (false, d) => d.as_str().to_string(),
         (true, Direction::Upload) => "udp".to_string(),
         (true, d) => format!("udp-{}", d.as_str()),

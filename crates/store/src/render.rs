@@ -9,12 +9,8 @@ use crate::compare::{Comparison, Unit};
 use crate::link;
 use crate::model::{Direction, PhaseDetail, RunDetail, RunSummary};
 
-/// `941 Mbit/s`, `41.2 Gbit/s`, `1.05 Mbit/s`.
-pub fn rate(bps: f64) -> String {
-    let units = ["bit/s", "Kbit/s", "Mbit/s", "Gbit/s", "Tbit/s"];
-    let (v, u) = scale(bps, 1000.0, &units);
-    format!("{} {u}", three_digits(v))
-}
+/// `941 Mbit/s`, `41.2 Gbit/s`: the one human rate format every reader of results uses.
+pub use wireperf_protocol::outcome::words::rate;
 
 /// `4.80 GBytes`, `512 KBytes`, `12 Bytes`.
 pub fn bytes(n: u64) -> String {
@@ -386,14 +382,11 @@ pub fn compare(c: &Comparison) -> String {
 mod tests {
     use super::*;
 
+    // Rates are outcome::words::rate, tested there.
     #[test]
-    fn units_read_like_iperf3() {
-        assert_eq!(rate(941_000_000.0), "941 Mbit/s");
-        assert_eq!(rate(41_234_000_000.0), "41.2 Gbit/s");
-        assert_eq!(rate(1_048_435.5), "1.05 Mbit/s");
+    fn sizes_read_like_iperf3() {
         assert_eq!(bytes(5_153_960_755), "4.80 GBytes");
         assert_eq!(bytes(12), "12 Bytes");
-        assert_eq!(rate(99_990_000.0), "100 Mbit/s");
-        assert_eq!(rate(9_999_000.0), "10.0 Mbit/s");
+        assert_eq!(bytes(1023 * 1024), "1023 KBytes");
     }
 }

@@ -7,7 +7,8 @@
 //! into plain-language verdicts. Nothing here prints: the CLI renders [`SuiteResult`].
 //!
 //! # Layout
-//! - [`phase`]: the phases and running one of them.
+//! - [`phase`]: the phases, running one of them (engine or iperf 2 peer), and its figures
+//!   read from the report's [`TestOutcome`](wireperf_protocol::TestOutcome).
 //! - [`link`]: the interface toward the server, its doctor report, and the ceiling.
 //! - [`verdict`]: pure rules from measured numbers and the ceiling to verdicts.
 //! - [`disk`]: sequential write/read speed of a directory (`--path`), direct I/O.

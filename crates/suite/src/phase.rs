@@ -4,7 +4,8 @@ use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use wireperf_engine::{ClientConfig, EngineError, Observer, run_client};
-use wireperf_protocol::schema::{Summary, TestReport};
+use wireperf_protocol::outcome::{Direction, Flow, Side, TestOutcome};
+use wireperf_protocol::schema::TestReport;
 use wireperf_protocol::{Protocol, TestParams};
 
 /// One measurement of the suite.
@@ -75,39 +76,25 @@ pub struct PhaseResult {
     pub report: TestReport,
 }
 
-fn bps(s: Option<&Summary>) -> f64 {
-    s.map_or(0.0, |s| s.bits_per_second)
-}
-
-fn retr(s: Option<&Summary>) -> u64 {
-    s.and_then(|s| s.retransmits).unwrap_or(0)
-}
-
 impl PhaseResult {
-    /// Reads the phase's figures from its report.
+    /// Reads the phase's figures from its report's [`TestOutcome`]. A direction's rate is its
+    /// receiver's goodput; an iperf 2 peer reports no receiver's count of a TCP upload, so
+    /// there it is the sender's rate ([`Flow::best`] says whose count it is).
     pub fn from_report(phase: Phase, report: TestReport, error: Option<String>) -> Self {
-        let e = &report.end;
-        let (upload_bps, download_bps, upload_retransmits, download_retransmits) = match phase {
-            Phase::Upload | Phase::Udp | Phase::File => {
-                (bps(e.sum_received.as_ref()), 0.0, retr(e.sum_sent.as_ref()), 0)
-            }
-            Phase::Download => (0.0, bps(e.sum_received.as_ref()), 0, retr(e.sum_sent.as_ref())),
-            Phase::Bidir => (
-                bps(e.sum_received.as_ref()),
-                bps(e.sum_received_bidir_reverse.as_ref()),
-                retr(e.sum_sent.as_ref()),
-                retr(e.sum_sent_bidir_reverse.as_ref()),
-            ),
-        };
-        let retransmits = upload_retransmits + download_retransmits;
+        let o = TestOutcome::new(&report, Side::Client);
+        let flow = |d| o.flow(d);
+        let rate = |d| flow(d).and_then(Flow::best).map_or(0.0, |t| t.bits_per_second);
+        let retr = |d| flow(d).and_then(|f| f.retransmits).unwrap_or(0);
+        let (upload_retransmits, download_retransmits) = (retr(Direction::Upload), retr(Direction::Download));
         let udp_loss = (phase == Phase::Udp)
-            .then(|| e.sum.as_ref().map(|s| (s.lost_packets.unwrap_or(0), s.packets.unwrap_or(0))))
-            .flatten();
+            .then(|| flow(Direction::Upload).and_then(|f| f.udp))
+            .flatten()
+            .map(|u| (u.lost_packets.unwrap_or(0), u.packets.unwrap_or(0)));
         Self {
             phase,
-            upload_bps,
-            download_bps,
-            retransmits,
+            upload_bps: rate(Direction::Upload),
+            download_bps: rate(Direction::Download),
+            retransmits: upload_retransmits + download_retransmits,
             upload_retransmits,
             download_retransmits,
             udp_loss,
@@ -149,8 +136,8 @@ const RETRIES: u32 = 10;
 const RETRY_PAUSE: Duration = Duration::from_millis(200);
 
 /// Runs one phase against a stock iperf 2 server (`suite --iperf2`). iperf 2 has no results
-/// exchange for TCP, so each direction's rate is what this host measured for it: sent bytes
-/// for the upload, received bytes for the download.
+/// exchange for TCP, so each direction's rate is what this host measured for it: the sender's
+/// count for the upload, the receiver's for the download (the outcome marks which).
 pub fn run_phase_iperf2(base: &ClientConfig, phase: Phase, time: u32, parallel: u32) -> PhaseResult {
     use wireperf_iperf2::config::{ClientConfig as Iperf2Config, Mode, Proto, Stop};
     let mode = match phase {
@@ -172,32 +159,74 @@ pub fn run_phase_iperf2(base: &ClientConfig, phase: Phase, time: u32, parallel: 
         window: None,
         enhanced: false,
     };
-    let (report, mut error) = wireperf_iperf2::run::client_report(&cfg);
-    let e = &report.end;
-    let (upload_bps, download_bps) = match phase {
-        Phase::Download => (0.0, bps(e.sum_received.as_ref())),
-        Phase::Bidir => (bps(e.sum_sent.as_ref()), bps(e.sum_received.as_ref())),
-        _ => (bps(e.sum_sent.as_ref()), 0.0),
-    };
+    let (report, error) = wireperf_iperf2::run::client_report(&cfg);
+    let mut p = PhaseResult::from_report(phase, report, error);
     // iperf 2 has no results exchange: a server that closes (or dies) at once leaves a clean
     // end of stream and zero bytes. A direction that moved nothing is a failed phase, not 0 bit/s.
     let silent = match phase {
-        Phase::Download => download_bps <= 0.0,
-        Phase::Bidir => upload_bps <= 0.0 || download_bps <= 0.0,
-        _ => upload_bps <= 0.0,
+        Phase::Download => p.download_bps <= 0.0,
+        Phase::Bidir => p.upload_bps <= 0.0 || p.download_bps <= 0.0,
+        _ => p.upload_bps <= 0.0,
     };
-    if error.is_none() && silent {
-        error = Some("no data moved in this phase: the iperf 2 server closed the connection".to_string());
+    if p.error.is_none() && silent {
+        p.error = Some("no data moved in this phase: the iperf 2 server closed the connection".to_string());
     }
-    PhaseResult {
-        phase,
-        upload_bps,
-        download_bps,
-        retransmits: 0,
-        upload_retransmits: 0,
-        download_retransmits: 0,
-        udp_loss: None,
-        error,
-        report,
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wireperf_protocol::outcome::IPERF2_MODE;
+    use wireperf_protocol::schema::{End, Interval, Summary, TestStart};
+
+    fn sum(bytes: u64, bps: f64, retransmits: Option<u64>) -> Option<Summary> {
+        Some(Summary { end: 1.0, seconds: 1.0, bytes, bits_per_second: bps, retransmits, ..Default::default() })
+    }
+
+    fn report(protocol: &str, end: End) -> TestReport {
+        let mut r = TestReport { end, ..Default::default() };
+        r.start.test_start = Some(TestStart { protocol: protocol.into(), ..Default::default() });
+        r
+    }
+
+    #[test]
+    fn bidir_reads_each_direction_from_its_receiver() {
+        let end = End {
+            sum_sent: sum(10, 100.0, Some(1)),
+            sum_received: sum(9, 90.0, None),
+            sum_sent_bidir_reverse: sum(20, 200.0, Some(2)),
+            sum_received_bidir_reverse: sum(19, 190.0, None),
+            ..Default::default()
+        };
+        let p = PhaseResult::from_report(Phase::Bidir, report("TCP", end), None);
+        assert_eq!((p.upload_bps, p.download_bps), (90.0, 190.0));
+        assert_eq!((p.upload_retransmits, p.download_retransmits, p.retransmits), (1, 2, 3));
+        assert_eq!(p.udp_loss, None);
+    }
+
+    #[test]
+    fn udp_loss_is_the_receivers_against_what_was_sent() {
+        let loss = Summary { jitter_ms: Some(0.1), lost_packets: Some(3), packets: Some(300), ..Default::default() };
+        let end = End {
+            sum: Some(Summary { bytes: 10, ..loss.clone() }),
+            sum_sent: sum(10, 100.0, None),
+            sum_received: Some(Summary { packets: Some(297), bits_per_second: 99.0, ..loss }),
+            ..Default::default()
+        };
+        let p = PhaseResult::from_report(Phase::Udp, report("UDP", end), None);
+        assert_eq!((p.upload_bps, p.udp_loss, p.retransmits), (99.0, Some((3, 300)), 0));
+    }
+
+    /// The iperf 2 path reads the same outcome: its full-duplex sums are the two directions,
+    /// each as this host counted it (sent for the upload, received for the download).
+    #[test]
+    fn iperf2_full_duplex_takes_each_direction_from_this_hosts_count() {
+        let end = End { sum_sent: sum(10, 100.0, None), sum_received: sum(20, 200.0, None), ..Default::default() };
+        let mut r = report("TCP", end);
+        r.start.version = format!("wireperf 0.1.0 {IPERF2_MODE}");
+        r.intervals.push(Interval { sum_bidir_reverse: Some(Default::default()), ..Default::default() });
+        let p = PhaseResult::from_report(Phase::Bidir, r, None);
+        assert_eq!((p.upload_bps, p.download_bps, p.retransmits), (100.0, 200.0, 0));
     }
 }

@@ -3,7 +3,7 @@
 use crate::disk::{self, DiskResult};
 use crate::link::{self, LinkContext};
 use crate::phase::{Phase, PhaseResult, run_phase};
-use crate::verdict::{self, Grade, Verdict, rate_words};
+use crate::verdict::{self, Grade, Verdict};
 use serde::Serialize;
 use std::net::ToSocketAddrs;
 use std::path::PathBuf;
@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use wireperf_engine::event::NullObserver;
 use wireperf_engine::{ClientConfig, Event, Observer, Outcome, Server, ServerConfig, ServerHooks};
+use wireperf_protocol::outcome::words::rate;
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -172,7 +173,7 @@ pub fn run_suite(cfg: &SuiteConfig, progress: &mut dyn Progress, interrupt: &Ato
         Some(s) => vec![format!(
             "uploads leave through a {} shaper limited to {}; downloads are not shaped by this host",
             s.kind,
-            rate_words(s.rate_bps as f64)
+            rate(s.rate_bps as f64)
         )],
         None => verdict::asymmetry(&results).into_iter().collect(),
     };
@@ -190,12 +191,12 @@ pub fn run_suite(cfg: &SuiteConfig, progress: &mut dyn Progress, interrupt: &Ato
                 remarks.push(if bps > 2.0 * slowest {
                     format!(
                         "this host moves {} over loopback, so the host is not what limits the link",
-                        rate_words(bps)
+                        rate(bps)
                     )
                 } else {
                     format!(
                         "this host itself only moves {} over loopback: CPU or the network stack of this host limits the result",
-                        rate_words(bps)
+                        rate(bps)
                     )
                 });
             }
@@ -219,8 +220,8 @@ pub fn run_suite(cfg: &SuiteConfig, progress: &mut dyn Progress, interrupt: &Ato
                                     "a {} MiB file read from {} went over the network at {} (memory to network: {})",
                                     cfg.disk_bytes / (1024 * 1024),
                                     dir.display(),
-                                    rate_words(r.upload_bps),
-                                    rate_words(best)
+                                    rate(r.upload_bps),
+                                    rate(best)
                                 ));
                             }
                             results.push(r);

@@ -7,6 +7,7 @@
 use crate::link::{Ceiling, LinkContext};
 use crate::phase::{Phase, PhaseResult};
 use serde::Serialize;
+use wireperf_protocol::outcome::words::{count, rate};
 
 /// How a measurement compares with what the path can carry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -41,29 +42,6 @@ pub struct Verdict {
     pub text: String,
 }
 
-/// `2.35 Gbit/s`-style rate for sentences.
-pub fn rate_words(bps: f64) -> String {
-    if bps >= 1e9 {
-        format!("{:.2} Gbit/s", bps / 1e9)
-    } else if bps >= 1e6 {
-        format!("{:.0} Mbit/s", bps / 1e6)
-    } else {
-        format!("{:.0} kbit/s", bps / 1e3)
-    }
-}
-
-fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// Grades a ratio.
 pub fn grade(ratio: f64) -> Grade {
     if ratio >= 0.85 {
@@ -84,7 +62,7 @@ pub fn judge(
     ceiling: Option<&Ceiling>,
     findings: &[&str],
 ) -> Verdict {
-    let retr = if retransmits > 0 { format!(", with {} retransmits", thousands(retransmits)) } else { String::new() };
+    let retr = if retransmits > 0 { format!(", with {} retransmits", count(retransmits)) } else { String::new() };
     let see = if findings.is_empty() { String::new() } else { format!("; see doctor finding {}", findings.join(", ")) };
     let Some(c) = ceiling else {
         return Verdict {
@@ -94,10 +72,7 @@ pub fn judge(
             ceiling_bps: None,
             ratio: None,
             grade: Grade::Unknown,
-            text: format!(
-                "{direction} measured {}{retr} (no link ceiling to judge against){see}",
-                rate_words(measured)
-            ),
+            text: format!("{direction} measured {}{retr} (no link ceiling to judge against){see}", rate(measured)),
         };
     };
     let cap = if phase == "udp" { c.udp_bps } else { c.tcp_bps };
@@ -115,7 +90,7 @@ pub fn judge(
         text: format!(
             "{direction} reached {:.0}% of the {} {} can carry{retr}{see}",
             ratio * 100.0,
-            rate_words(cap_dir as f64),
+            rate(cap_dir as f64),
             c.described_as
         ),
     }
@@ -200,9 +175,9 @@ pub fn asymmetry(phases: &[PhaseResult]) -> Option<String> {
     (slow < 0.7 * fast).then(|| {
         format!(
             "{slow_name} ({}) is {:.0}% slower than {fast_name} ({}): look at the receiving side of the {slow_name} (driver, RPS, rings)",
-            rate_words(slow),
+            rate(slow),
             (1.0 - slow / fast) * 100.0,
-            rate_words(fast)
+            rate(fast)
         )
     })
 }

@@ -278,3 +278,50 @@ fn iperf2_enhanced_both_ways() {
     assert!(!lines.is_empty(), "{}", s.text());
     assert!(s.text().contains("(peer 2.1.8)"), "{}", s.text());
 }
+
+/// Our `-J` document of a full-duplex test against iperf 2.1.8, read as a `TestOutcome`: the
+/// two sums are opposite directions, each counted by this host, and neither direction has a
+/// receiver's count from the peer (iperf 2 exchanges none for TCP).
+#[test]
+fn iperf2_json_outcome_has_each_direction_as_this_host_counted_it() {
+    use wireperf_protocol::outcome::{Counter, Direction, Peer, Side, TestOutcome};
+    let s = server(false, &[]);
+    let out = client(true, s.port, &["-J", "--full-duplex"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let report = wireperf_protocol::schema::TestReport::from_json_str(&text).expect("our -J document");
+    let o = TestOutcome::from_report(&report);
+    assert_eq!((o.peer, o.written_by, o.direction), (Peer::Iperf2, Side::Client, Direction::Bidir));
+    let up = o.flow(Direction::Upload).expect("upload");
+    let down = o.flow(Direction::Download).expect("download");
+    let sent = up.sent.expect("the upload's sender count");
+    assert_eq!((sent.counted_by, sent.measured_by, up.received), (Counter::Sender, Side::Client, None));
+    let got = down.received.expect("the download's receiver count");
+    assert_eq!((got.counted_by, got.measured_by, down.sent), (Counter::Receiver, Side::Client, None));
+    assert!(sent.bytes > 0 && got.bytes > 0, "{o:?}");
+}
+
+/// UDP against iperf 2.1.8: the loss and the receiver's count come from the server's report
+/// (measured by the server), not from the document's `sum`, a copy of this host's sent count.
+#[test]
+fn iperf2_udp_json_outcome_takes_loss_from_the_server_report() {
+    use wireperf_protocol::outcome::{Counter, Direction, Side, TestOutcome};
+    let s = server(false, &["-u"]);
+    let out = client(true, s.port, &["-J", "-u", "-b", "10M"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let report = wireperf_protocol::schema::TestReport::from_json_str(&text).expect("our -J document");
+    let o = TestOutcome::from_report(&report);
+    let up = o.flow(Direction::Upload).expect("upload");
+    let udp = up.udp.expect("loss from the server report");
+    assert_eq!(udp.measured_by, Side::Server);
+    assert!(udp.packets.is_some_and(|p| p > 500), "10M for 1 s is ~850 datagrams: {udp:?}");
+    let (sent, got) = (up.sent.expect("our count"), up.received.expect("the server's count"));
+    assert_eq!((got.counted_by, got.measured_by), (Counter::Receiver, Side::Server));
+    // iperf 2's server also counts the closing datagram, which our sent total leaves out.
+    let datagram = 1470;
+    assert!(
+        got.bytes > 0 && got.bytes.abs_diff(sent.bytes) <= 2 * datagram,
+        "received {} of {}",
+        got.bytes,
+        sent.bytes
+    );
+}

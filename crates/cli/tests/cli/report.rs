@@ -113,7 +113,7 @@ fn an_imported_iperf3_run_is_drawn_too() {
     assert_eq!(html.matches(SERIES_PATH).count(), 7);
     // The summary shows iperf3's own receiver figure.
     let bps = j["end"]["sum_received"]["bits_per_second"].as_f64().unwrap();
-    let shown = wireperf_report::html::figures::rate(bps);
+    let shown = wireperf_protocol::outcome::words::rate(bps);
     assert!(html.contains(&shown), "{shown} not in the summary");
 }
 

@@ -1,72 +1,54 @@
 //! The end-of-test numbers of a phase, one row per direction, and how to print them.
 //!
-//! Read straight from the `end` object the engine (or iperf3) wrote: the page recomputes
-//! nothing, so its numbers are the ones the text output printed.
+//! Read from the report's [`TestOutcome`], the one place that knows which sum of `end` is which
+//! direction: the page recomputes nothing, so its numbers are the ones the text output printed.
 
-use wireperf_protocol::schema::{Summary, TestReport};
+use wireperf_protocol::TestOutcome;
+use wireperf_protocol::outcome::{Flow, words};
+use wireperf_protocol::schema::TestReport;
 
 use crate::units::format_unit;
 
 /// One direction of one phase.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Direction<'a> {
+pub struct Direction {
     /// `↑ upload` or `↓ download`.
     pub label: &'static str,
-    /// The sending side's totals.
-    pub sent: Option<&'a Summary>,
-    /// The receiving side's totals.
-    pub received: Option<&'a Summary>,
-    /// UDP: the summary carrying jitter and loss.
-    pub udp: Option<&'a Summary>,
+    /// Its figures.
+    pub flow: Flow,
 }
 
-impl Direction<'_> {
+impl Direction {
     /// What the receiver got (the number a user means by "speed"), else the sender's.
     pub fn goodput(&self) -> Option<f64> {
-        self.received.or(self.udp).or(self.sent).map(|s| s.bits_per_second)
+        self.flow.best().map(|t| t.bits_per_second)
     }
 
     /// TCP retransmits of the sender.
     pub fn retransmits(&self) -> Option<u64> {
-        self.sent.and_then(|s| s.retransmits)
+        self.flow.retransmits
     }
 }
 
-/// True when the forward direction of this report is client → server.
-fn forward_is_upload(report: &TestReport) -> bool {
-    let reverse = report.start.test_start.as_ref().is_some_and(|t| t.reverse != 0);
-    let client = report.start.accepted_connection.is_none();
-    reverse != client
+fn label(d: wireperf_protocol::outcome::Direction) -> &'static str {
+    if d == wireperf_protocol::outcome::Direction::Download { "↓ download" } else { "↑ upload" }
 }
 
-fn label(upload: bool) -> &'static str {
-    if upload { "↑ upload" } else { "↓ download" }
-}
-
-/// The directions of a phase: one, or two for `--bidir`.
-pub fn directions(report: &TestReport) -> Vec<Direction<'_>> {
-    let end = &report.end;
-    let up = forward_is_upload(report);
-    let mut out = vec![Direction {
-        label: label(up),
-        sent: end.sum_sent.as_ref(),
-        received: end.sum_received.as_ref(),
-        udp: end.sum.as_ref(),
-    }];
-    if end.sum_sent_bidir_reverse.is_some() || end.sum_received_bidir_reverse.is_some() {
-        out.push(Direction {
-            label: label(!up),
-            sent: end.sum_sent_bidir_reverse.as_ref(),
-            received: end.sum_received_bidir_reverse.as_ref(),
-            udp: end.sum_bidir_reverse.as_ref(),
-        });
+/// The directions of a phase: one, or two for `--bidir`. A report without totals still has
+/// one row (of its test's direction) to say so.
+pub fn directions(report: &TestReport) -> Vec<Direction> {
+    let o = TestOutcome::from_report(report);
+    let mut out: Vec<Direction> =
+        o.flows.into_iter().map(|flow| Direction { label: label(flow.direction), flow }).collect();
+    if out.is_empty() {
+        let direction = match o.direction {
+            wireperf_protocol::outcome::Direction::Bidir => o.written_by.direction(true),
+            d => d,
+        };
+        let flow = Flow { direction, sent: None, received: None, retransmits: None, udp: None };
+        out.push(Direction { label: label(direction), flow });
     }
     out
-}
-
-/// `13.7 Gbit/s`.
-pub fn rate(bits_per_second: f64) -> String {
-    format!("{}/s", format_unit(bits_per_second / 8.0, 'a').trim())
 }
 
 /// `6.38 GBytes`.
@@ -76,17 +58,7 @@ pub fn bytes(n: u64) -> String {
 }
 
 /// `1,386`.
-pub fn count(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use wireperf_protocol::outcome::words::count;
 
 /// `4.00 s`.
 pub fn seconds(s: f64) -> String {
@@ -95,10 +67,7 @@ pub fn seconds(s: f64) -> String {
 
 /// `+5.2%` / `−11.9%` change of `value` against `base`; `None` when base is 0.
 pub fn change(value: f64, base: f64) -> Option<(String, std::cmp::Ordering)> {
-    if base.is_nan() || base <= 0.0 {
-        return None;
-    }
-    let pct = (value / base - 1.0) * 100.0;
+    let pct = words::percent_change(base, value)?;
     let rounded = (pct * 10.0).round() / 10.0;
     let ord = rounded.partial_cmp(&0.0).unwrap_or(std::cmp::Ordering::Equal);
     let text = match ord {
@@ -137,12 +106,59 @@ pub fn mean_rtt_us(report: &TestReport) -> Option<u64> {
 mod tests {
     use super::*;
 
+    use wireperf_protocol::schema::{End, HostPort, Summary, TestStart};
+
+    fn one_way(accepted: bool, reverse: i32) -> TestReport {
+        let mut r = TestReport::default();
+        let peer = Some(HostPort { host: "h".into(), port: 5201 });
+        if accepted {
+            r.start.accepted_connection = peer;
+        } else {
+            r.start.connecting_to = peer;
+        }
+        r.start.test_start = Some(TestStart { protocol: "TCP".into(), reverse, ..Default::default() });
+        let s = Summary { end: 1.0, bytes: 1, bits_per_second: 8.0, ..Default::default() };
+        r.end = End { sum_sent: Some(s.clone()), sum_received: Some(s), ..Default::default() };
+        r
+    }
+
+    /// Regression: a server-written (`iperf3 -s -J`) document of a plain upload was labelled
+    /// `↓ download`, and a `-R` one `↑ upload`: the label flipped on the writer as a bidir test's does.
+    #[test]
+    fn server_written_one_way_tests_keep_their_direction() {
+        let labels = |r: &TestReport| directions(r).iter().map(|d| d.label).collect::<Vec<_>>();
+        assert_eq!(labels(&one_way(true, 0)), ["↑ upload"]);
+        assert_eq!(labels(&one_way(true, 1)), ["↓ download"]);
+        assert_eq!(labels(&one_way(false, 0)), ["↑ upload"]);
+        assert_eq!(labels(&one_way(false, 1)), ["↓ download"]);
+    }
+
+    /// Regression: an iperf 2 full-duplex document's `sum_received` (the client's download) was
+    /// shown as the upload's receiver, so the upload row printed the download's rate.
+    #[test]
+    fn iperf2_full_duplex_shows_each_direction_with_its_own_rate() {
+        let mut r = one_way(false, 0);
+        r.start.version = format!("wireperf 0.1.0 {}", wireperf_protocol::outcome::IPERF2_MODE);
+        r.end.sum_received.as_mut().unwrap().bits_per_second = 16.0;
+        r.intervals.push(wireperf_protocol::schema::Interval {
+            sum_bidir_reverse: Some(Default::default()),
+            ..Default::default()
+        });
+        let d: Vec<_> = directions(&r).iter().map(|d| (d.label, d.goodput())).collect();
+        assert_eq!(d, [("↑ upload", Some(8.0)), ("↓ download", Some(16.0))]);
+    }
+
+    #[test]
+    fn a_report_without_totals_keeps_one_empty_row() {
+        let d = directions(&TestReport::default());
+        assert_eq!((d.len(), d[0].label, d[0].goodput()), (1, "↑ upload", None));
+    }
+
     #[test]
     fn numbers_read_well() {
         assert_eq!(count(0), "0");
         assert_eq!(count(1386), "1,386");
         assert_eq!(count(1234567), "1,234,567");
-        assert_eq!(rate(13.7e9), "13.7 Gbit/s");
         assert_eq!(bytes(2 * 1024 * 1024), "2.00 MBytes");
         assert_eq!(change(90.0, 100.0).map(|c| c.0), Some("−10.0%".to_string()));
         assert_eq!(change(105.0, 100.0).map(|c| c.0), Some("+5.0%".to_string()));

@@ -57,7 +57,7 @@ fn humanize(key: &str) -> String {
 fn detail_value(key: &str, v: &Value) -> String {
     if let Some(x) = v.as_f64() {
         if key.ends_with("bps") || key.ends_with("bits_per_second") {
-            return super::figures::rate(x);
+            return wireperf_protocol::outcome::words::rate(x);
         }
         if key == "ratio" {
             return format!("{:.0}%", x * 100.0);

@@ -5,6 +5,8 @@ use std::fmt::Write as _;
 
 use wireperf_protocol::schema::TestReport;
 
+use wireperf_protocol::outcome::words::rate;
+
 use super::figures::{self, Direction};
 use crate::escape::xml;
 use crate::svg::series::shared_phases;
@@ -58,8 +60,8 @@ fn cpu(report: &TestReport) -> Option<String> {
     report.end.cpu_utilization_percent.as_ref().map(|c| format!("{:.1}% / {:.1}%", c.host_total, c.remote_total))
 }
 
-fn udp_loss(d: &Direction<'_>) -> Option<String> {
-    let u = d.udp?;
+fn udp_loss(d: &Direction) -> Option<String> {
+    let u = d.flow.udp?;
     let lost = u.lost_packets?;
     let total = u.packets?;
     Some(format!("{lost}/{total} ({:.2}%)", u.lost_percent.unwrap_or_default()))
@@ -86,8 +88,7 @@ pub fn summary_table(run: &RunView) -> String {
             continue;
         }
         for d in figures::directions(report) {
-            let time = d.received.or(d.sent).or(d.udp).map(|s| s.end);
-            let transfer = d.received.or(d.udp).or(d.sent).map(|s| s.bytes);
+            let best = d.flow.best();
             let _ = write!(
                 out,
                 "<tr><td class=\"phase\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
@@ -95,12 +96,12 @@ pub fn summary_table(run: &RunView) -> String {
                  <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
                 xml(name),
                 d.label,
-                opt(time.map(figures::seconds)),
-                opt(transfer.map(figures::bytes)),
-                opt(d.sent.map(|s| figures::rate(s.bits_per_second))),
-                opt(d.received.or(d.udp).map(|s| figures::rate(s.bits_per_second))),
+                opt(best.map(|t| figures::seconds(t.end))),
+                opt(best.map(|t| figures::bytes(t.bytes))),
+                opt(d.flow.sent.map(|t| rate(t.bits_per_second))),
+                opt(d.flow.received.map(|t| rate(t.bits_per_second))),
                 opt(d.retransmits().map(figures::count)),
-                opt(d.udp.and_then(|u| u.jitter_ms).map(|j| format!("{j:.3} ms"))),
+                opt(d.flow.udp.map(|u| format!("{:.3} ms", u.jitter_ms))),
                 opt(udp_loss(&d)),
                 opt(cpu(report)),
             );
@@ -115,7 +116,7 @@ pub fn phase_figures(report: &TestReport) -> String {
     let mut parts = Vec::new();
     for d in figures::directions(report) {
         if let Some(g) = d.goodput() {
-            parts.push(format!("{} {}", d.label, figures::rate(g)));
+            parts.push(format!("{} {}", d.label, rate(g)));
         }
         if let Some(r) = d.retransmits() {
             parts.push(format!("{} retransmits", figures::count(r)));
@@ -140,7 +141,7 @@ pub fn comparison_table(runs: &[RunView]) -> String {
     }
     out.push_str("</tr></thead><tbody>");
     for phase in shared_phases(runs) {
-        let per_run: Vec<Vec<Direction<'_>>> =
+        let per_run: Vec<Vec<Direction>> =
             runs.iter().map(|r| r.phase(&phase).map(figures::directions).unwrap_or_default()).collect();
         let rows = per_run.iter().map(Vec::len).max().unwrap_or(0);
         for row in 0..rows {
@@ -153,7 +154,7 @@ pub fn comparison_table(runs: &[RunView]) -> String {
                     continue;
                 };
                 out.push_str("<td class=\"num\">");
-                out.push_str(&opt(d.goodput().map(figures::rate)));
+                out.push_str(&opt(d.goodput().map(rate)));
                 let change = d.goodput().zip(base).and_then(|(v, b)| figures::change(v, b)).filter(|_| i > 0);
                 if let Some((text, ord)) = change {
                     let class = match ord {

@@ -111,7 +111,7 @@ fn trim_number(s: &str) -> String {
 /// A value in words for tooltips and tables: `13.7 Gbit/s`, `2.56 MByte`, `77`.
 pub fn value_label(unit: AxisUnit, value: f64) -> String {
     match unit {
-        AxisUnit::BitsPerSecond => format!("{}/s", format_unit(value / 8.0, 'a').trim()),
+        AxisUnit::BitsPerSecond => wireperf_protocol::outcome::words::rate(value),
         AxisUnit::Bytes => format_unit(value, 'A').trim().to_string(),
         AxisUnit::Count => format!("{}", value.round()),
         AxisUnit::Seconds => trim_number(&format!("{value:.2}")) + " s",
