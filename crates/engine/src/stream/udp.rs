@@ -433,3 +433,18 @@ pub(crate) fn recv_loop(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::offload_allowed;
+
+    #[test]
+    fn offload_is_on_unless_the_environment_turns_it_off() {
+        assert!(offload_allowed(None));
+        assert!(offload_allowed(Some("on")));
+        assert!(offload_allowed(Some("")));
+        for off in ["off", "0", "no", "false", " off "] {
+            assert!(!offload_allowed(Some(off)), "{off:?}");
+        }
+    }
+}
