@@ -267,13 +267,13 @@ mod tests {
     /// them, instead of printing the 0 as if it were measured.
     #[test]
     fn jitter_from_known_transit_times_and_untimed_datagrams() {
-        let transit = |k: u64| if k % 2 == 0 { 0.010 } else { 0.0104 };
+        let transit = |k: u64| if k.is_multiple_of(2) { 0.010 } else { 0.0104 };
         let mut timed = UdpRecvStats::new();
         let mut coalesced = UdpRecvStats::new();
         for k in 1..=2000u64 {
             let sent = k as f64 * 0.001;
             timed.record(k, sent, Some(sent + transit(k)));
-            coalesced.record(k, sent, (k % 2 == 0).then(|| sent + transit(k)));
+            coalesced.record(k, sent, k.is_multiple_of(2).then(|| sent + transit(k)));
         }
         let (t, c) = (timed.totals(), coalesced.totals());
         assert!((t.jitter - 0.0004).abs() < 1e-9, "{}", t.jitter);
