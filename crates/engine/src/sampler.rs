@@ -48,6 +48,7 @@ struct UdpMark {
     unique: u64,
     out_of_order: u64,
     duplicates: u64,
+    untimed: u64,
     socket_drops: u32,
     send_drops: u64,
 }
@@ -65,6 +66,7 @@ impl UdpMark {
             unique: r.unique,
             out_of_order: r.out_of_order,
             duplicates: r.duplicates,
+            untimed: r.untimed,
             socket_drops: if s.sender { 0 } else { s.socket_drops() },
             send_drops: u.send_drops.load(Ordering::Relaxed),
         }
@@ -94,6 +96,9 @@ pub(crate) struct UdpTotals {
     pub duplicates: u64,
     /// Receiver: jitter, seconds.
     pub jitter: f64,
+    /// Receiver: datagrams after omit that had no receive time of their own (GRO-coalesced),
+    /// so jitter was measured without them.
+    pub untimed: u64,
     /// Receiver: datagrams the receiving socket dropped after omit.
     pub socket_drops: u64,
     /// Sender: datagrams the kernel refused after omit.
@@ -263,6 +268,7 @@ impl StreamSampler {
                     omitted_out_of_order: b.out_of_order,
                     duplicates: m.duplicates.saturating_sub(b.duplicates),
                     jitter: f64::from_bits(s.counters.udp.jitter_bits.load(Ordering::Relaxed)),
+                    untimed: m.untimed.saturating_sub(b.untimed),
                     socket_drops: u64::from(m.socket_drops.wrapping_sub(b.socket_drops)),
                     send_drops: m.send_drops.saturating_sub(b.send_drops),
                 }

@@ -42,6 +42,8 @@ struct Halves {
     out_of_order: u64,
     duplicates: Option<u64>,
     socket_drops: Option<u64>,
+    /// Receiver: datagrams not in the jitter (no receive time of their own).
+    untimed: Option<u64>,
 }
 
 fn sub(a: i64, b: Option<i64>) -> u64 {
@@ -67,6 +69,7 @@ fn halves(l: &LocalStream, u: &UdpTotals, peer: Option<&StreamResult>) -> Halves
             h.out_of_order = p.out_of_order.unwrap_or(0);
             h.duplicates = p.duplicates;
             h.socket_drops = p.socket_drops;
+            h.untimed = p.jitter_untimed;
         }
     } else {
         let peer_sent = peer.and_then(|p| u64::try_from(p.packets).ok());
@@ -79,6 +82,7 @@ fn halves(l: &LocalStream, u: &UdpTotals, peer: Option<&StreamResult>) -> Halves
         h.out_of_order = u.out_of_order.saturating_sub(u.omitted_out_of_order);
         h.duplicates = Some(u.duplicates);
         h.socket_drops = Some(u.socket_drops);
+        h.untimed = Some(u.untimed);
         h.receiver_secs = t.secs;
         h.sender_secs = peer_secs;
         if let Some(p) = peer {
@@ -109,6 +113,7 @@ pub(crate) fn stream_end(l: &LocalStream, u: &UdpTotals, peer: Option<&StreamRes
         receiver_socket_drops: h.socket_drops,
         duplicates: h.duplicates,
         sender_drops: h.send_drops,
+        wireperf_jitter_untimed: h.untimed,
         sender: h.local_sends,
         ..Default::default()
     };
@@ -126,6 +131,7 @@ pub(crate) fn stream_end(l: &LocalStream, u: &UdpTotals, peer: Option<&StreamRes
         out_of_order: Some(h.out_of_order as i64),
         receiver_socket_drops: h.socket_drops,
         duplicates: h.duplicates,
+        wireperf_jitter_untimed: h.untimed,
         sender: h.local_sends,
         ..Default::default()
     });
@@ -149,6 +155,7 @@ pub(crate) fn sums(group: &[(&LocalStream, &UdpTotals, Option<&StreamResult>)]) 
     let socket_drops = opt_sum(|h| h.socket_drops);
     let duplicates = opt_sum(|h| h.duplicates);
     let send_drops = opt_sum(|h| h.send_drops);
+    let untimed = opt_sum(|h| h.untimed);
     let lost_pct = percent(lost as i64, total_packets as i64);
     let sum = Summary {
         end: rcv_secs,
@@ -162,6 +169,7 @@ pub(crate) fn sums(group: &[(&LocalStream, &UdpTotals, Option<&StreamResult>)]) 
         receiver_socket_drops: socket_drops,
         duplicates,
         sender_drops: send_drops,
+        wireperf_jitter_untimed: untimed,
         sender: dir,
         ..Default::default()
     };
@@ -189,6 +197,7 @@ pub(crate) fn sums(group: &[(&LocalStream, &UdpTotals, Option<&StreamResult>)]) 
         lost_percent: Some(lost_pct),
         receiver_socket_drops: socket_drops,
         duplicates,
+        wireperf_jitter_untimed: untimed,
         sender: false,
         ..Default::default()
     };
@@ -219,6 +228,7 @@ pub(crate) fn result(l: &LocalStream, u: &UdpTotals, peer: Option<&StreamResult>
         r.jitter = u.jitter;
         r.socket_drops = Some(u.socket_drops);
         r.duplicates = Some(u.duplicates);
+        r.jitter_untimed = Some(u.untimed);
         r.out_of_order = Some(u.out_of_order.saturating_sub(u.omitted_out_of_order));
     }
     r

@@ -38,6 +38,9 @@ pub struct StreamResult {
     pub out_of_order: Option<u64>,
     /// wireperf extension: datagrams the sender could not send (ENOBUFS/EAGAIN).
     pub send_drops: Option<u64>,
+    /// wireperf extension: received datagrams without a receive time of their own (GRO
+    /// coalesced them), which the jitter could not include.
+    pub jitter_untimed: Option<u64>,
 }
 
 /// A whole results message.
@@ -139,6 +142,7 @@ impl StreamResult {
             ("duplicates", self.duplicates),
             ("out_of_order", self.out_of_order),
             ("send_drops", self.send_drops),
+            ("jitter_untimed", self.jitter_untimed),
         ] {
             if let Some(v) = v {
                 ext.insert(k.into(), json!(v));
@@ -174,6 +178,7 @@ impl StreamResult {
             duplicates: ext_u("duplicates"),
             out_of_order: ext_u("out_of_order"),
             send_drops: ext_u("send_drops"),
+            jitter_untimed: ext_u("jitter_untimed"),
         })
     }
 }

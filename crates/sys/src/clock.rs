@@ -16,10 +16,27 @@ use std::time::Duration;
 /// Never fails on Linux; should the call fail anyway, returns zero rather than panicking (a
 /// wrong timestamp only spoils jitter, never the test).
 pub fn monotonic() -> Duration {
+    read(libc::CLOCK_MONOTONIC)
+}
+
+/// `CLOCK_REALTIME`: the clock the kernel's receive timestamps (`SO_TIMESTAMPNS`) are in.
+pub fn realtime() -> Duration {
+    read(libc::CLOCK_REALTIME)
+}
+
+/// How far `CLOCK_REALTIME` is ahead of `CLOCK_MONOTONIC` now: subtract it from a kernel
+/// receive timestamp (`SO_TIMESTAMPNS`, realtime) to put it on the monotonic scale iperf3's
+/// send times use. It moves only when the wall clock is stepped or slewed, which shifts every
+/// transit time alike and so leaves jitter alone.
+pub fn realtime_offset() -> Duration {
+    realtime().saturating_sub(monotonic())
+}
+
+fn read(clock: libc::clockid_t) -> Duration {
     // SAFETY: an all-zero timespec is a valid value for clock_gettime to overwrite.
     let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
     // SAFETY: `ts` is a live, aligned, writable timespec for the duration of the call.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    let rc = unsafe { libc::clock_gettime(clock, &mut ts) };
     if rc != 0 {
         return Duration::ZERO;
     }

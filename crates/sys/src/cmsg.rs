@@ -1,6 +1,7 @@
 //! Control-message (ancillary data) buffers and a bounds-checked walker over received cmsgs.
 //!
-//! Used by `drop_counter` (`SO_RXQ_OVFL`) and `udp_batch` (`UDP_GRO`, `UDP_SEGMENT`).
+//! Used by `drop_counter` (`SO_RXQ_OVFL`), `udp_gso` (`UDP_GRO`, `UDP_SEGMENT`) and both UDP
+//! receivers (`SCM_TIMESTAMPNS`, the kernel's receive time of each datagram).
 
 use std::mem::size_of;
 
@@ -60,4 +61,37 @@ pub(crate) fn read_u32(data: &[u8]) -> Option<u32> {
 pub(crate) fn read_i32(data: &[u8]) -> Option<i32> {
     let b: [u8; 4] = data.get(..4)?.try_into().ok()?;
     Some(i32::from_ne_bytes(b))
+}
+
+/// Reads an `SCM_TIMESTAMPNS` payload (a native `timespec`, `CLOCK_REALTIME`) as time since the
+/// epoch; `None` if it is short or out of range.
+pub(crate) fn read_timespec(data: &[u8]) -> Option<std::time::Duration> {
+    let half = size_of::<libc::time_t>();
+    let word = |i: usize| -> Option<i64> {
+        let b = data.get(i * half..(i + 1) * half)?;
+        match half {
+            8 => Some(i64::from_ne_bytes(b.try_into().ok()?)),
+            4 => Some(i64::from(i32::from_ne_bytes(b.try_into().ok()?))),
+            _ => None,
+        }
+    };
+    let (secs, nanos) = (u64::try_from(word(0)?).ok()?, u32::try_from(word(1)?).ok()?);
+    (nanos < 1_000_000_000).then(|| std::time::Duration::new(secs, nanos))
+}
+
+/// The receive time in a received message's control data, if the kernel attached one.
+///
+/// # Safety
+/// As for [`for_each`].
+pub(crate) unsafe fn rx_stamp(msg: &libc::msghdr) -> Option<std::time::Duration> {
+    let mut stamp = None;
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        for_each(msg, |level, ty, data| {
+            if level == libc::SOL_SOCKET && ty == libc::SCM_TIMESTAMPNS {
+                stamp = read_timespec(data);
+            }
+        });
+    }
+    stamp
 }

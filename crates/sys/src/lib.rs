@@ -13,21 +13,25 @@
 //!   computes `cpu_util_total/user/system` the way iperf3 does.
 //! - [`sockopt`]: socket options behind iperf3 flags: congestion control (`-C`), MSS (`-M`),
 //!   buffers (`-w`), TOS/TCLASS (`-S`), bind to device, user timeout, keepalive (`--cntl-ka`),
-//!   `TCP_NODELAY` (`-N`), pacing (`--fq-rate`), don't-fragment, `SO_RXQ_OVFL`.
+//!   `TCP_NODELAY` (`-N`), pacing (`--fq-rate`), don't-fragment, `SO_RXQ_OVFL`, receive
+//!   timestamps (`SO_TIMESTAMPNS`).
 //! - [`drop_counter`]: `recvmsg` that also returns the `SO_RXQ_OVFL` drop counter of a UDP socket.
 //! - [`mod@uname`]: the `system_info` line iperf3 prints (`uname(2)`).
 //! - [`time`]: local-time `strftime` for `--timestamps`.
 //! - [`daemon`]: `daemon(3)` for `-D`.
 //! - [`affinity`]: pin the calling thread to a CPU (`-A`, `sched_setaffinity`).
-//! - [`clock`]: `CLOCK_MONOTONIC` as a value (iperf3's UDP timestamps) and the thread's timer
-//!   slack (precise pacing sleeps).
-//! - [`udp_batch`]: `sendmmsg`/`recvmmsg`: many equal-size datagrams per syscall.
+//! - [`clock`]: `CLOCK_MONOTONIC` as a value (iperf3's UDP timestamps), its offset from
+//!   `CLOCK_REALTIME` (the kernel's receive timestamps) and the thread's timer slack (precise
+//!   pacing sleeps).
+//! - [`udp_batch`]: `sendmmsg`/`recvmmsg`: many equal-size datagrams per syscall, each received
+//!   one with its kernel receive time.
 //! - [`udp_gso`]: UDP GSO send (`UDP_SEGMENT`) and GRO receive (`UDP_GRO`), with a capability
 //!   probe and [`udp_gso::UdpSender`], which falls back to `sendmmsg` when the route refuses GSO.
 //! - [`zerocopy`]: `sendfile` from a `memfd` block, `MSG_ZEROCOPY` with error-queue completion
 //!   reaping, and `recv(MSG_TRUNC)` (discard without copying): `-Z` and `--skip-rx-copy`.
 //! - `raw` (private): the generic `getsockopt`/`setsockopt` helpers everything above uses.
-//! - `cmsg` (private): aligned control-message buffers and a bounds-checked cmsg walker.
+//! - `cmsg` (private): aligned control-message buffers, a bounds-checked cmsg walker and the
+//!   receive-timestamp reader.
 //!
 //! Linux only: the workspace targets Linux (see DESIGN.md), and every wrapper here is a Linux
 //! syscall or socket option.

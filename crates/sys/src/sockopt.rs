@@ -269,6 +269,15 @@ pub fn set_rxq_ovfl(fd: impl AsFd, on: bool) -> io::Result<()> {
     raw::setsockopt(fd.as_fd(), libc::SOL_SOCKET, libc::SO_RXQ_OVFL, &v)
 }
 
+/// Enables `SO_TIMESTAMPNS`: each received datagram then carries the kernel's receive time
+/// (`CLOCK_REALTIME`, nanoseconds), which [`crate::udp_batch::recv_batch`] and
+/// [`crate::udp_gso::recv_gro`] return per message. A coalesced GRO packet has one time for all
+/// its datagrams.
+pub fn set_timestampns(fd: impl AsFd, on: bool) -> io::Result<()> {
+    let v: libc::c_int = on.into();
+    raw::setsockopt(fd.as_fd(), libc::SOL_SOCKET, libc::SO_TIMESTAMPNS, &v)
+}
+
 /// Whether `SO_RXQ_OVFL` is enabled.
 pub fn rxq_ovfl(fd: impl AsFd) -> io::Result<bool> {
     let (v, _) = raw::getsockopt::<libc::c_int>(fd.as_fd(), libc::SOL_SOCKET, libc::SO_RXQ_OVFL)?;

@@ -11,6 +11,7 @@
 use std::io;
 use std::os::fd::{AsFd, AsRawFd};
 
+use crate::cmsg::{self, CmsgBuf};
 use crate::raw;
 
 /// Most datagrams moved by one call. The kernel's own cap is `UIO_MAXIOV` (1024); 64 keeps the
@@ -62,7 +63,17 @@ pub fn send_batch(fd: impl AsFd, buf: &[u8], seg_len: usize) -> io::Result<usize
 /// `buf[i * slot_len..][..lens[i]]`. On a blocking socket this waits for the first datagram and
 /// then takes whatever else is already queued, without waiting for more. Returns the number of
 /// datagrams received. A datagram longer than `slot_len` is truncated, as with `recv`.
-pub fn recv_batch(fd: impl AsFd, buf: &mut [u8], slot_len: usize, lens: &mut [usize]) -> io::Result<usize> {
+///
+/// `stamps[i]` gets datagram `i`'s kernel receive time (`CLOCK_REALTIME`) when the socket has
+/// `SO_TIMESTAMPNS` on (see [`crate::sockopt::set_timestampns`]), else `None`; pass an empty
+/// slice to skip them.
+pub fn recv_batch(
+    fd: impl AsFd,
+    buf: &mut [u8],
+    slot_len: usize,
+    lens: &mut [usize],
+    stamps: &mut [Option<std::time::Duration>],
+) -> io::Result<usize> {
     if slot_len == 0 {
         return Err(invalid("recv_batch: slot_len must be > 0"));
     }
@@ -78,19 +89,31 @@ pub fn recv_batch(fd: impl AsFd, buf: &mut [u8], slot_len: usize, lens: &mut [us
         iov.iov_base = slot.as_mut_ptr().cast();
         iov.iov_len = slot.len();
     }
-    for (hdr, iov) in hdrs.iter_mut().zip(iovs.iter_mut()).take(n) {
+    let mut controls = [CmsgBuf::new(); MAX_BATCH];
+    let stamped = !stamps.is_empty();
+    for ((hdr, iov), control) in hdrs.iter_mut().zip(iovs.iter_mut()).zip(controls.iter_mut()).take(n) {
         hdr.msg_hdr.msg_iov = iov;
         hdr.msg_hdr.msg_iovlen = 1;
+        if stamped {
+            hdr.msg_hdr.msg_control = control.0.as_mut_ptr().cast();
+            hdr.msg_hdr.msg_controllen = control.0.len();
+        }
     }
     let vlen = libc::c_uint::try_from(n).map_err(|_| invalid("batch too large"))?;
     // SAFETY: `hdrs[..n]` each point to one iovec covering a distinct slot of `buf`, which is
-    // borrowed mutably; all outlive the call. A null timeout means no timeout.
+    // borrowed mutably, and (when stamped) to their own control buffer in `controls`; all
+    // outlive the call. A null timeout means no timeout.
     let rc = unsafe {
         libc::recvmmsg(fd.as_fd().as_raw_fd(), hdrs.as_mut_ptr(), vlen, libc::MSG_WAITFORONE, std::ptr::null_mut())
     };
     let got = raw::cvt(rc as isize)?.min(n);
     for (len, hdr) in lens.iter_mut().zip(&hdrs[..got]) {
         *len = usize::try_from(hdr.msg_len).unwrap_or(0).min(slot_len);
+    }
+    for (stamp, hdr) in stamps.iter_mut().zip(&hdrs[..got]) {
+        // SAFETY: recvmmsg filled `hdr` for this message, so its msg_control/msg_controllen
+        // describe the initialised prefix of its buffer in `controls`, alive and aligned.
+        *stamp = unsafe { cmsg::rx_stamp(&hdr.msg_hdr) };
     }
     Ok(got)
 }
@@ -115,7 +138,7 @@ mod tests {
         let mut lens = [0usize; MAX_BATCH];
         let mut out = Vec::new();
         while out.len() < want {
-            let n = recv_batch(rx, &mut buf, slot, &mut lens).unwrap();
+            let n = recv_batch(rx, &mut buf, slot, &mut lens, &mut []).unwrap();
             assert!(n >= 1);
             for (i, &len) in lens[..n].iter().enumerate() {
                 out.push(buf[i * slot..][..len].to_vec());
@@ -153,9 +176,9 @@ mod tests {
         assert_eq!(send_batch(&tx, b"x", 0).unwrap_err().kind(), io::ErrorKind::InvalidInput);
         assert_eq!(send_batch(&tx, b"", 10).unwrap(), 0);
         let mut lens = [0usize; 4];
-        let e = recv_batch(&rx, &mut [0u8; 10], 100, &mut lens).unwrap_err();
+        let e = recv_batch(&rx, &mut [0u8; 10], 100, &mut lens, &mut []).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
-        let e = recv_batch(&rx, &mut [0u8; 10], 0, &mut lens).unwrap_err();
+        let e = recv_batch(&rx, &mut [0u8; 10], 0, &mut lens, &mut []).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
     }
 
@@ -165,10 +188,34 @@ mod tests {
         tx.send(&[9u8; 300]).unwrap();
         let mut buf = [0u8; 256];
         let mut lens = [0usize; 2];
-        assert_eq!(recv_batch(&rx, &mut buf, 128, &mut lens).unwrap(), 1);
+        assert_eq!(recv_batch(&rx, &mut buf, 128, &mut lens, &mut []).unwrap(), 1);
         assert_eq!(lens[0], 128);
         rx.set_nonblocking(true).unwrap();
-        let e = recv_batch(&rx, &mut buf, 128, &mut lens).unwrap_err();
+        let e = recv_batch(&rx, &mut buf, 128, &mut lens, &mut []).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::WouldBlock);
+    }
+
+    #[test]
+    fn recv_batch_returns_each_datagrams_kernel_receive_time() {
+        let (tx, rx) = udp_pair_v4();
+        crate::sockopt::set_timestampns(&rx, true).unwrap();
+        // The kernel switches receive timestamping on from a work queue; until then it stamps
+        // a datagram when it is read.
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let before = crate::clock::realtime();
+        tx.send(b"one").unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        tx.send(b"two").unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        let mut buf = [0u8; 256];
+        let mut lens = [0usize; 4];
+        let mut stamps = [None; 4];
+        let n = recv_batch(&rx, &mut buf, 64, &mut lens, &mut stamps).unwrap();
+        assert_eq!(n, 2);
+        let (a, b) = (stamps[0].unwrap(), stamps[1].unwrap());
+        // Each datagram has its own time, taken when it arrived, not when it was read.
+        assert!(a >= before && b > a, "{before:?} {a:?} {b:?}");
+        assert!(b - a >= std::time::Duration::from_millis(4), "{:?} apart", b - a);
+        assert!(crate::clock::realtime() - b >= std::time::Duration::from_millis(4));
     }
 }

@@ -87,11 +87,29 @@ pub fn set_gro(fd: impl AsFd, on: bool) -> io::Result<()> {
     raw::setsockopt(fd.as_fd(), libc::SOL_UDP, libc::UDP_GRO, &v)
 }
 
+/// What one [`recv_gro`] call received.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GroPacket {
+    /// Bytes received.
+    pub bytes: usize,
+    /// Size of each coalesced datagram (the last may be shorter); `bytes` when not coalesced.
+    pub segment: usize,
+    /// The kernel's receive time (`CLOCK_REALTIME`), with `SO_TIMESTAMPNS` on: one for the whole
+    /// packet, however many datagrams it holds.
+    pub stamp: Option<std::time::Duration>,
+}
+
+impl GroPacket {
+    /// Datagrams in the packet.
+    pub fn datagrams(&self) -> usize {
+        self.bytes.div_ceil(self.segment.max(1))
+    }
+}
+
 /// Receives one (possibly GRO-coalesced) packet into `buf` (size it [`GRO_BUF_LEN`]).
 ///
-/// Returns `(bytes, segment_size)`: the datagrams are `buf[..bytes].chunks(segment_size)` (the
-/// last may be shorter). Without coalescing, `segment_size == bytes`.
-pub fn recv_gro(fd: impl AsFd, buf: &mut [u8]) -> io::Result<(usize, usize)> {
+/// The datagrams are `buf[..bytes].chunks(segment)` (the last may be shorter).
+pub fn recv_gro(fd: impl AsFd, buf: &mut [u8]) -> io::Result<GroPacket> {
     let mut iov = libc::iovec { iov_base: buf.as_mut_ptr().cast(), iov_len: buf.len() };
     let mut control = CmsgBuf::new();
     // SAFETY: an all-zero msghdr is valid (null pointers, zero lengths).
@@ -106,15 +124,16 @@ pub fn recv_gro(fd: impl AsFd, buf: &mut [u8]) -> io::Result<(usize, usize)> {
     let mut seg = None;
     // SAFETY: recvmsg succeeded, so msg_control/msg_controllen describe the initialised prefix
     // of `control`, which is alive and aligned.
-    unsafe {
+    let stamp = unsafe {
         cmsg::for_each(&msg, |level, ty, data| {
             if level == libc::SOL_UDP && ty == libc::UDP_GRO {
                 seg = cmsg::read_i32(data).and_then(|s| usize::try_from(s).ok());
             }
         });
-    }
-    let seg = seg.filter(|&s| s > 0 && s < n).unwrap_or(n);
-    Ok((n, seg))
+        cmsg::rx_stamp(&msg)
+    };
+    let segment = seg.filter(|&s| s > 0 && s < n).unwrap_or(n);
+    Ok(GroPacket { bytes: n, segment, stamp })
 }
 
 /// Sends equal-size datagrams with GSO when it works and `sendmmsg` when it does not.

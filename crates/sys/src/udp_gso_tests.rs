@@ -69,7 +69,8 @@ fn gro_receiver_sees_coalesced_segments() {
     let mut calls = 0;
     while next < 44 {
         calls += 1;
-        let (n, seg) = recv_gro(&rx, &mut buf).unwrap();
+        let p = recv_gro(&rx, &mut buf).unwrap();
+        let (n, seg) = (p.bytes, p.segment);
         assert_eq!(seg, SEG);
         for d in buf[..n].chunks(seg) {
             assert_eq!(d.len(), SEG);
@@ -88,7 +89,8 @@ fn gro_single_datagram_reports_its_own_length() {
     set_gro(&rx, true).unwrap();
     tx.send(b"single").unwrap();
     let mut buf = vec![0u8; GRO_BUF_LEN];
-    assert_eq!(recv_gro(&rx, &mut buf).unwrap(), (6, 6));
+    let p = recv_gro(&rx, &mut buf).unwrap();
+    assert_eq!((p.bytes, p.segment, p.datagrams(), p.stamp), (6, 6, 1, None));
 }
 
 #[test]

@@ -24,6 +24,8 @@
 //! The veth pair is created with `gso_max_segs 1`: the sender's stack then cuts UDP GSO
 //! batches into datagrams before the veth, so nft, tc and the receiver each see one packet per
 //! datagram (otherwise one GSO packet of 40 datagrams would be one nft "packet").
+//! [`LabConfig::whole_gso`] leaves that out, as a container's veth does: GSO packets then cross
+//! whole, and [`Lab::nft_dropped_datagrams`] still counts datagrams (from the counter's bytes).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
 
@@ -53,6 +55,9 @@ pub struct LabConfig {
     pub rate: Option<&'static str>,
     /// MTU of both veth ends.
     pub mtu: Option<u32>,
+    /// Let UDP GSO packets cross the veth whole (no `gso_max_segs 1`): one nft "packet" and one
+    /// receive-queue entry then carry up to 64 datagrams.
+    pub whole_gso: bool,
 }
 
 /// A pair of namespaces; deleted on drop.
@@ -99,25 +104,12 @@ impl Lab {
         for ns in &lab.ns {
             must(&["ip", "netns", "add", ns]);
         }
-        must(&[
-            "ip",
-            "link",
-            "add",
-            &lab.dev[0],
-            "netns",
-            &lab.ns[0],
-            "gso_max_segs",
-            "1",
-            "type",
-            "veth",
-            "peer",
-            "name",
-            &lab.dev[1],
-            "netns",
-            &lab.ns[1],
-            "gso_max_segs",
-            "1",
-        ]);
+        let segs: &[&str] = if cfg.whole_gso { &[] } else { &["gso_max_segs", "1"] };
+        let mut add = vec!["ip", "link", "add", &lab.dev[0], "netns", &lab.ns[0]];
+        add.extend_from_slice(segs);
+        add.extend_from_slice(&["type", "veth", "peer", "name", &lab.dev[1], "netns", &lab.ns[1]]);
+        add.extend_from_slice(segs);
+        must(&add);
         for (i, side) in [Side::A, Side::B].into_iter().enumerate() {
             let (ns, dev) = (&lab.ns[i], &lab.dev[i]);
             must(&["ip", "-n", ns, "addr", "add", &format!("{}/24", lab.addr(side)), "dev", dev]);
@@ -191,12 +183,13 @@ impl Lab {
 
     /// Runs a client to completion inside the namespace, killed after 30 s.
     pub fn run(&self, side: Side, program: &Path, args: &[&str]) -> Output {
-        let mut child = self
-            .command(side, program, args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn client in lab");
+        self.run_command(self.command(side, program, args))
+    }
+
+    /// Runs a command made by [`Lab::command`] (perhaps with an environment) to completion,
+    /// killed after 30 s.
+    pub fn run_command(&self, mut cmd: Command) -> Output {
+        let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn client in lab");
         let deadline = Instant::now() + Duration::from_secs(30);
         while Instant::now() < deadline {
             if let Ok(Some(_)) = child.try_wait() {
@@ -213,7 +206,13 @@ impl Lab {
         let port = LAB_PORT.to_string();
         let mut a = vec!["-s", "-p", port.as_str()];
         a.extend_from_slice(args);
-        let s = LabServer::spawn(self.command(side, program, &a));
+        self.spawn_server(side, self.command(side, program, &a))
+    }
+
+    /// Starts a server command made by [`Lab::command`] (its arguments must listen on
+    /// [`LAB_PORT`]) and waits until it listens.
+    pub fn spawn_server(&self, side: Side, cmd: Command) -> LabServer {
+        let s = LabServer::spawn(cmd);
         let hex = format!(":{LAB_PORT:04X}");
         let deadline = Instant::now() + Duration::from_secs(10);
         while Instant::now() < deadline {
@@ -264,6 +263,40 @@ impl Lab {
                 w.get(i + 1)?.parse::<u64>().ok()
             })
             .sum()
+    }
+
+    /// The drop rules' counters of `side`: (packets, bytes) so far.
+    pub fn nft_counters(&self, side: Side) -> (u64, u64) {
+        let out = self.exec(side, &["nft", "list", "table", "inet", "wplab"]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut sum = (0, 0);
+        for l in text.lines() {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            let at = |k: &str| w.iter().position(|&x| x == k).and_then(|i| w.get(i + 1)?.parse::<u64>().ok());
+            if let (Some(p), Some(b)) = (at("packets"), at("bytes")) {
+                sum.0 += p;
+                sum.1 += b;
+            }
+        }
+        sum
+    }
+
+    /// Datagrams of `payload` bytes the drop rules dropped, between two [`Lab::nft_counters`]
+    /// readings. nft counts packets, and a UDP GSO packet that crossed the veth whole is one
+    /// packet of many datagrams; its bytes are one IPv4 and UDP header (28 bytes) plus every
+    /// datagram's payload, so `(bytes − 28·packets) / payload` is exact either way.
+    pub fn nft_datagrams(before: (u64, u64), after: (u64, u64), payload: u64) -> u64 {
+        let (packets, bytes) = (after.0 - before.0, after.1 - before.1);
+        let body = bytes - 28 * packets;
+        assert_eq!(body % payload, 0, "nft dropped {packets} packets of {bytes} bytes: not {payload}-byte datagrams");
+        body / payload
+    }
+
+    /// Packets the side's veth dropped on transmit (its peer's backlog or ring was full): a
+    /// drop on the path that neither nft nor the receiving socket sees.
+    pub fn veth_tx_dropped(&self, side: Side) -> u64 {
+        let out = self.exec(side, &["cat", &format!("/sys/class/net/{}/statistics/tx_dropped", self.dev(side))]);
+        String::from_utf8_lossy(&out.stdout).trim().parse().unwrap_or(0)
     }
 
     /// One counter of the `Udp:` lines of the side's `/proc/net/snmp` (e.g. "RcvbufErrors").

@@ -29,6 +29,8 @@ mod stock_peers;
 mod suite;
 mod suite_lab;
 mod text_layout;
+mod udp_exact;
 mod udp_interop;
+mod udp_jitter;
 mod udp_lab;
 mod zerocopy;

@@ -37,6 +37,8 @@ pub(crate) struct UdpCounters {
     pub duplicates: AtomicU64,
     /// Receiver: jitter in seconds, as `f64` bits.
     pub jitter_bits: AtomicU64,
+    /// Receiver: datagrams without a receive time of their own (GRO-coalesced), not in jitter.
+    pub untimed: AtomicU64,
     /// Receiver: the test thread asks for a jitter restart (end of omit).
     pub reset_jitter: AtomicBool,
     /// Receiver: when the last datagram arrived, µs after the stream's start (for the drain).
@@ -50,6 +52,7 @@ impl UdpCounters {
         self.out_of_order.store(t.out_of_order, Ordering::Relaxed);
         self.duplicates.store(t.duplicates, Ordering::Relaxed);
         self.jitter_bits.store(t.jitter.to_bits(), Ordering::Relaxed);
+        self.untimed.store(t.untimed, Ordering::Relaxed);
         self.packets.store(t.highest, Ordering::Relaxed);
     }
 
@@ -61,6 +64,7 @@ impl UdpCounters {
             out_of_order: self.out_of_order.load(Ordering::Relaxed),
             duplicates: self.duplicates.load(Ordering::Relaxed),
             jitter: f64::from_bits(self.jitter_bits.load(Ordering::Relaxed)),
+            untimed: self.untimed.load(Ordering::Relaxed),
         }
     }
 }

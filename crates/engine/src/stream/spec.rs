@@ -52,7 +52,11 @@ impl StreamSpec {
             rate: p.bandwidth.unwrap_or(0),
             rcv_timeout,
             affinity,
-            udp: UdpSpec { counters_64bit: p.udp_counters_64bit, burst: p.burst.unwrap_or(0), offload: true },
+            udp: UdpSpec {
+                counters_64bit: p.udp_counters_64bit,
+                burst: p.burst.unwrap_or(0),
+                offload: super::udp::offload_from_env(),
+            },
             send_mode: if p.zerocopy { zerocopy } else { SendMode::Write },
             skip_rx_copy: p.skip_rx_copy,
             file,

@@ -11,9 +11,13 @@
 //!   refuses GSO); the peer still sees ordinary `len`-byte datagrams.
 //! * **Honest sends**: `IP_RECVERR` makes a datagram the local queue drops fail with `ENOBUFS`;
 //!   such a datagram (and one refused with `EAGAIN`) is counted as a sender-side drop, uses no
-//!   sequence number, and its slot in the schedule passes (no catch-up burst).
+//!   sequence number, and its slot in the schedule passes (no catch-up burst). A refused GSO
+//!   send of several datagrams is the exception: the stack may have cut it up and sent all but
+//!   the last, so its datagrams count as sent and the receiver counts the missing ones lost.
 //! * **Receiving** with UDP GRO when the kernel has it (else `recvmmsg`), counting with
-//!   [`super::udp_stats::UdpRecvStats`]: exact loss, out-of-order, duplicates, iperf3's jitter.
+//!   [`super::udp_stats::UdpRecvStats`]: exact loss, out-of-order, duplicates, iperf3's jitter
+//!   over each datagram's kernel receive time (`SO_TIMESTAMPNS`); datagrams a GRO packet
+//!   coalesced share one time, so only its first feeds the jitter (the rest are `untimed`).
 
 use super::buffer::payload;
 use super::loop_end::LoopEnd;
@@ -42,6 +46,21 @@ const PACE_SLEEP_MAX: Duration = Duration::from_millis(2);
 /// `net.core.rmem_max`): the kernel default (208 KiB) overflows within milliseconds at
 /// gigabit rates, which is the most common cause of "UDP loss that captures don't show".
 pub(crate) const DEFAULT_UDP_RCVBUF: usize = 4 * 1024 * 1024;
+
+/// The environment setting that turns UDP GSO and GRO off, for diagnosis: with
+/// `WIREPERF_UDP_OFFLOAD=off` a sender uses `sendmmsg` and a receiver `recvmmsg`, so every
+/// datagram is its own packet in the stack and has its own receive time. Read by whichever side
+/// runs the stream (set it on the server too for `-R`).
+pub(crate) const OFFLOAD_ENV: &str = "WIREPERF_UDP_OFFLOAD";
+
+/// Whether GSO/GRO may be used: anything but `off`/`0`/`no` in [`OFFLOAD_ENV`] allows them.
+pub(crate) fn offload_from_env() -> bool {
+    offload_allowed(std::env::var(OFFLOAD_ENV).ok().as_deref())
+}
+
+fn offload_allowed(setting: Option<&str>) -> bool {
+    !matches!(setting.map(str::trim), Some("off" | "0" | "no" | "false"))
+}
 
 /// Socket options of a UDP data socket (client and server).
 #[derive(Clone, Debug, Default)]
@@ -258,16 +277,30 @@ pub(crate) fn send_loop(
             }
             k = granted;
         }
-        let now = wireperf_sys::clock::monotonic();
-        let (sec, usec) = (now.as_secs() as u32, now.subsec_micros());
+        // Every datagram carries its own send time (the clock read as its header is written,
+        // just before the batch goes to the kernel), as iperf3's one-per-call sender does.
         for (i, d) in buf.chunks_mut(len).take(k).enumerate() {
+            let now = wireperf_sys::clock::monotonic();
+            let (sec, usec) = (now.as_secs() as u32, now.subsec_micros());
             UdpHeader { sec, usec, seq: sent + 1 + i as u64 }.write(d, wide);
         }
+        let gso_batch = k > 1 && sender.gso_enabled();
         match sender.send(sock, &buf[..k * len], len) {
             Ok(n) => {
                 let n = n.min(k) as u64;
                 sent += n;
                 slots += n;
+                u.packets.store(sent, Ordering::Relaxed);
+                counters.bytes.store(sent * len as u64, Ordering::Relaxed);
+            }
+            // A GSO packet the stack cut into datagrams after the call began: the error is the
+            // last datagram's fate, the others may be on the wire with their numbers. They
+            // count as sent, so the numbers stay unique and the receiver counts exactly those
+            // that never came (a device drop on the path), instead of the next batch reusing
+            // numbers that already arrived.
+            Err(e) if is_refusal(&e) && gso_batch && sender.gso_enabled() => {
+                sent += k as u64;
+                slots += k as u64;
                 u.packets.store(sent, Ordering::Relaxed);
                 counters.bytes.store(sent * len as u64, Ordering::Relaxed);
             }
@@ -305,28 +338,38 @@ pub(crate) fn recv_loop(
     sock.set_read_timeout(Some(POLL)).map_err(rerr)?;
     let wide = spec.udp.counters_64bit;
     let gro = spec.udp.offload && set_gro(sock, true).is_ok();
+    // The kernel's receive time of every datagram (of every GRO packet), for jitter.
+    let _ = wireperf_sys::sockopt::set_timestampns(sock, true);
     let slot = spec.len.clamp(16, 65_536);
     let mut buf = vec![0u8; if gro { GRO_BUF_LEN.max(slot) } else { slot * MAX_BATCH }];
     let mut lens = [0usize; MAX_BATCH];
+    let mut stamps = [None; MAX_BATCH];
     let mut stats = UdpRecvStats::new();
     let u = &counters.udp;
     let mut bytes = 0u64;
     let mut last_data = Instant::now();
     loop {
-        // One receive call: a GRO train, or a recvmmsg batch.
+        // One receive call: a GRO packet, or a recvmmsg batch.
         let got = if gro {
-            recv_gro(sock, &mut buf).map(|(n, seg)| (0, Some((n, seg.max(1)))))
+            recv_gro(sock, &mut buf).map(|p| (0, Some(p)))
         } else {
-            recv_batch(sock, &mut buf, slot, &mut lens).map(|c| (c, None))
+            recv_batch(sock, &mut buf, slot, &mut lens, &mut stamps).map(|c| (c, None))
         };
         match got {
-            Ok((count, train)) => {
-                let arrival = wireperf_sys::clock::monotonic().as_secs_f64();
+            Ok((count, packet)) => {
+                let read_at = wireperf_sys::clock::monotonic();
+                let offset = wireperf_sys::clock::realtime_offset();
+                // A datagram's arrival: its kernel receive time; without one, the read time
+                // stands in for the first datagram of the call only (the others would share
+                // it, so they get none and stay out of the jitter).
+                let arrival = |stamp: Option<Duration>, first: bool| {
+                    stamp.map(|t| t.saturating_sub(offset)).or(first.then_some(read_at)).map(|t| t.as_secs_f64())
+                };
                 if u.reset_jitter.swap(false, Ordering::Relaxed) {
                     stats.reset_jitter();
                 }
                 let mut crossed = false;
-                let mut visit = |d: &[u8]| {
+                let mut visit = |d: &[u8], arrival: Option<f64>| {
                     if d.is_empty() {
                         return;
                     }
@@ -338,11 +381,15 @@ pub(crate) fn recv_loop(
                         crossed = true;
                     }
                 };
-                match train {
-                    Some((n, seg)) => buf[..n].chunks(seg).for_each(&mut visit),
+                match packet {
+                    // A coalesced packet has one receive time: its first datagram's.
+                    Some(p) => buf[..p.bytes]
+                        .chunks(p.segment.max(1))
+                        .enumerate()
+                        .for_each(|(i, d)| visit(d, if i == 0 { arrival(p.stamp, true) } else { None })),
                     None => {
                         for (i, &l) in lens[..count].iter().enumerate() {
-                            visit(&buf[i * slot..i * slot + l]);
+                            visit(&buf[i * slot..i * slot + l], arrival(stamps[i], i == 0));
                         }
                     }
                 }
@@ -371,6 +418,21 @@ pub(crate) fn recv_loop(
                     return end;
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::offload_allowed;
+
+    #[test]
+    fn offload_is_on_unless_the_environment_turns_it_off() {
+        assert!(offload_allowed(None));
+        assert!(offload_allowed(Some("on")));
+        assert!(offload_allowed(Some("")));
+        for off in ["off", "0", "no", "false", " off "] {
+            assert!(!offload_allowed(Some(off)), "{off:?}");
         }
     }
 }

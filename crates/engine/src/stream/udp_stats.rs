@@ -15,6 +15,14 @@
 //! for every datagram, `transit = |arrival − sent|`, `D = |transit − previous transit|`,
 //! `jitter += (D − jitter)/16`, with the first datagram after a reset only priming
 //! `previous transit`.
+//!
+//! What is fed in decides whether the figure means anything. `arrival` is the kernel's receive
+//! time of that very datagram (`SO_TIMESTAMPNS`), not the time the thread read a batch, which
+//! would give all the datagrams of one `recvmmsg` one arrival and flatten jitter towards 0. A
+//! datagram that arrived inside a GRO-coalesced packet has no receive time of its own (the
+//! packet has one): it is recorded without one ([`UdpRecvStats::record`] with `None`), feeds
+//! no transit time, and is counted in [`UdpRecvTotals::untimed`] so the output can say that
+//! jitter was measured on the other datagrams only.
 
 use crate::timing::Jitter;
 
@@ -34,6 +42,8 @@ pub(crate) struct UdpRecvTotals {
     pub duplicates: u64,
     /// Jitter in seconds.
     pub jitter: f64,
+    /// Datagrams without a receive time of their own (GRO-coalesced): not in the jitter.
+    pub untimed: u64,
 }
 
 impl UdpRecvTotals {
@@ -103,11 +113,21 @@ impl UdpRecvStats {
     }
 
     /// Records one datagram with sequence number `seq`, sent at `sent` and received at `arrival`
-    /// (seconds on each host's monotonic clock).
-    pub(crate) fn record(&mut self, seq: u64, sent: f64, arrival: f64) {
-        self.jitter.add((arrival - sent).abs());
-        self.totals.jitter = self.jitter.value();
+    /// (seconds on each host's monotonic clock); `arrival` is `None` when the datagram has no
+    /// receive time of its own (it came coalesced behind another).
+    pub(crate) fn record(&mut self, seq: u64, sent: f64, arrival: Option<f64>) {
+        match arrival {
+            Some(arrival) => {
+                self.jitter.add((arrival - sent).abs());
+                self.totals.jitter = self.jitter.value();
+            }
+            None => self.totals.untimed += 1,
+        }
+        self.count(seq);
+    }
 
+    /// Loss, order and duplicate accounting for one datagram.
+    fn count(&mut self, seq: u64) {
         let t = &mut self.totals;
         if seq > t.highest {
             self.advance_to(seq);
@@ -140,7 +160,7 @@ mod tests {
     fn run(seqs: &[u64]) -> UdpRecvTotals {
         let mut s = UdpRecvStats::new();
         for &q in seqs {
-            s.record(q, 0.0, 0.0);
+            s.record(q, 0.0, Some(0.0));
         }
         s.totals()
     }
@@ -204,13 +224,13 @@ mod tests {
         let n = WINDOW * 2 + 500;
         for q in 1..=n {
             if q % 1000 != 0 {
-                s.record(q, 0.0, 0.0);
+                s.record(q, 0.0, Some(0.0));
             }
         }
         let t = s.totals();
         assert_eq!((t.highest, t.lost(), t.duplicates, t.out_of_order), (n, n / 1000, 0, 0));
         // An old number that was lost, still inside the window, arrives late.
-        s.record(n / 1000 * 1000, 0.0, 0.0);
+        s.record(n / 1000 * 1000, 0.0, Some(0.0));
         assert_eq!((s.totals().lost(), s.totals().out_of_order), (n / 1000 - 1, 1));
     }
 
@@ -218,17 +238,17 @@ mod tests {
     fn jitter_follows_rfc1889() {
         let mut s = UdpRecvStats::new();
         // Transit times 10, 12, 11 ms.
-        s.record(1, 0.0, 0.010);
+        s.record(1, 0.0, Some(0.010));
         assert_eq!(s.totals().jitter, 0.0);
-        s.record(2, 1.0, 1.012);
+        s.record(2, 1.0, Some(1.012));
         let j1 = 0.002 / 16.0;
         assert!((s.totals().jitter - j1).abs() < 1e-12);
-        s.record(3, 2.0, 2.011);
+        s.record(3, 2.0, Some(2.011));
         let j2 = j1 + (0.001 - j1) / 16.0;
         assert!((s.totals().jitter - j2).abs() < 1e-12);
         // After a reset the next datagram only primes the transit time.
         s.reset_jitter();
-        s.record(4, 3.0, 3.050);
+        s.record(4, 3.0, Some(3.050));
         assert_eq!(s.totals().jitter, 0.0);
     }
 
@@ -236,5 +256,28 @@ mod tests {
     fn sequence_zero_is_ignored_as_a_duplicate() {
         let t = run(&[0]);
         assert_eq!((t.highest, t.unique, t.duplicates), (0, 0, 1));
+    }
+
+    /// Known transit times through the accounting: a stream paced every 1 ms whose transit
+    /// alternates 10 ms / 10.4 ms has |ΔT| = 0.4 ms for every datagram, so the estimator
+    /// converges on 0.4 ms. The same stream with every other datagram coalesced behind the one
+    /// before (no receive time of its own) feeds only the 10 ms transits: jitter 0, which is why
+    /// those datagrams are counted in `untimed` and the output says jitter was not measured on
+    /// them, instead of printing the 0 as if it were measured.
+    #[test]
+    fn jitter_from_known_transit_times_and_untimed_datagrams() {
+        let transit = |k: u64| if k.is_multiple_of(2) { 0.010 } else { 0.0104 };
+        let mut timed = UdpRecvStats::new();
+        let mut coalesced = UdpRecvStats::new();
+        for k in 1..=2000u64 {
+            let sent = k as f64 * 0.001;
+            timed.record(k, sent, Some(sent + transit(k)));
+            coalesced.record(k, sent, k.is_multiple_of(2).then(|| sent + transit(k)));
+        }
+        let (t, c) = (timed.totals(), coalesced.totals());
+        assert!((t.jitter - 0.0004).abs() < 1e-9, "{}", t.jitter);
+        assert_eq!((t.untimed, t.lost()), (0, 0));
+        assert!(c.jitter.abs() < 1e-12, "{}", c.jitter);
+        assert_eq!((c.untimed, c.lost(), c.unique), (1000, 0, 2000));
     }
 }

@@ -61,6 +61,10 @@ pub struct Summary {
     /// wireperf: UDP datagrams the sender could not send (ENOBUFS).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sender_drops: Option<u64>,
+    /// wireperf: UDP datagrams that arrived GRO-coalesced, without a receive time of their own,
+    /// so the jitter beside it was measured on the other datagrams only (0: on every datagram).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wireperf_jitter_untimed: Option<u64>,
     /// wireperf: TCP sender, time with data in flight (TCP_INFO `busy_time`), µs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub busy_time_us: Option<u64>,

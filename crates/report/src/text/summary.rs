@@ -172,6 +172,31 @@ fn udp_stream(out: &mut Printed, es: &EndStream, block: Block, tag: &str, ctx: &
     if let Some(line) = loss_split(id, tag, r) {
         out.report(line);
     }
+    if let Some(line) = jitter_note(id, tag, r) {
+        out.report(line);
+    }
+}
+
+/// `[  5]` or `[SUM]`.
+fn bracketed(id: LineId) -> String {
+    match id {
+        LineId::Stream(n) => format!("[{n:>3}]"),
+        LineId::Sum => "[SUM]".to_string(),
+    }
+}
+
+/// wireperf's line after a UDP receiver summary whose jitter left datagrams out: those that
+/// arrived GRO-coalesced share one receive time, so their transit times are unknown and the
+/// jitter printed was measured on the others only. Said, rather than letting a figure computed
+/// from fewer (or no) datagrams pass for a measurement of all.
+pub fn jitter_note(id: LineId, tag: &str, r: &Summary) -> Option<String> {
+    let untimed = r.wireperf_jitter_untimed.filter(|&n| n > 0)?;
+    let received = u64::try_from(r.packets.unwrap_or(0) - r.lost_packets.unwrap_or(0)).unwrap_or(0);
+    let id = bracketed(id);
+    Some(format!(
+        "{id}{tag} jitter not measured exactly: {untimed} of {received} datagrams arrived GRO-coalesced without a \
+         receive time of their own (WIREPERF_UDP_OFFLOAD=off times every datagram)\n"
+    ))
 }
 
 /// wireperf's own line after a UDP receiver summary, only when the receiver counted socket
@@ -184,12 +209,17 @@ pub fn loss_split(id: LineId, tag: &str, r: &Summary) -> Option<String> {
         return None;
     }
     let lost = u64::try_from(r.lost_packets.unwrap_or(0)).unwrap_or(0);
-    let id = match id {
-        LineId::Stream(n) => format!("[{n:>3}]"),
-        LineId::Sum => "[SUM]".to_string(),
-    };
+    let id = bracketed(id);
     let mut parts = Vec::new();
-    if drops > 0 {
+    let coalesced = r.wireperf_jitter_untimed.unwrap_or(0) > 0;
+    if drops > 0 && coalesced {
+        // The kernel counts a dropped GRO packet once, however many datagrams it held.
+        parts.push(format!(
+            "{lost} lost; the receiving socket dropped {drops} packets, GRO-coalesced ones among them, so \
+             the datagrams lost on the path cannot be told apart (raise -w or lower -b; \
+             WIREPERF_UDP_OFFLOAD=off counts socket drops per datagram)"
+        ));
+    } else if drops > 0 {
         parts.push(format!(
             "{} lost on the path, {drops} dropped by the receiving socket (raise -w or lower -b)",
             lost.saturating_sub(drops)
@@ -351,5 +381,35 @@ mod tests {
             Some("[  5][RX-C] 3 duplicate datagrams received\n")
         );
         assert_eq!(loss_split(LineId::Stream(5), "", &Summary::default()), None);
+        // GRO: the socket's count is of packets, so no datagram split is claimed.
+        let r = Summary {
+            lost_packets: Some(420),
+            receiver_socket_drops: Some(9),
+            wireperf_jitter_untimed: Some(5000),
+            ..Summary::default()
+        };
+        let line = loss_split(LineId::Sum, "", &r).unwrap();
+        assert!(line.starts_with("[SUM] loss split: 420 lost; the receiving socket dropped 9 packets"), "{line}");
+        assert!(!line.contains("on the path,"), "{line}");
+    }
+
+    #[test]
+    fn jitter_note_says_when_datagrams_had_no_receive_time() {
+        let r = Summary {
+            packets: Some(100),
+            lost_packets: Some(4),
+            wireperf_jitter_untimed: Some(90),
+            ..Summary::default()
+        };
+        assert_eq!(
+            jitter_note(LineId::Sum, "", &r).as_deref(),
+            Some(
+                "[SUM] jitter not measured exactly: 90 of 96 datagrams arrived GRO-coalesced without a receive time \
+                 of their own (WIREPERF_UDP_OFFLOAD=off times every datagram)\n"
+            )
+        );
+        let every = Summary { wireperf_jitter_untimed: Some(0), ..r.clone() };
+        assert_eq!(jitter_note(LineId::Sum, "", &every), None);
+        assert_eq!(jitter_note(LineId::Sum, "", &Summary::default()), None);
     }
 }
