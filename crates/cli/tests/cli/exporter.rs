@@ -324,8 +324,16 @@ fn bad_targets_fail_fast_with_a_reason_and_a_log_line() {
     assert_eq!(sample(&metrics, "wireperf_exporter_probes_total", &["bad_request"]), Some(1.0), "{metrics}");
     assert_eq!(sample(&metrics, "wireperf_exporter_probe_failures_total", &["\"refused\""]), Some(1.0), "{metrics}");
     assert_eq!(sample(&metrics, "wireperf_exporter_probes_in_flight", &[]), Some(0.0), "{metrics}");
-    let log = exporter.stderr_text();
-    for needle in [closed.as_str(), silent_target.as_str(), "no-such-host.invalid"] {
+    // The log line of a probe is written as its answer goes out, and read from the pipe by a
+    // collector thread: wait (bounded) for all three before counting them.
+    let needles = [closed.as_str(), silent_target.as_str(), "no-such-host.invalid"];
+    let waited = Instant::now();
+    let mut log = exporter.stderr_text();
+    while !needles.iter().all(|n| log.contains(n)) && waited.elapsed() < Duration::from_secs(3) {
+        std::thread::sleep(Duration::from_millis(50));
+        log = exporter.stderr_text();
+    }
+    for needle in needles {
         let lines: Vec<&str> = log.lines().filter(|l| l.contains(needle)).collect();
         assert_eq!(lines.len(), 1, "one log line for {needle} in:\n{log}");
         assert!(lines[0].contains("failed"), "{}", lines[0]);
