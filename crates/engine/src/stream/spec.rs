@@ -55,7 +55,7 @@ impl StreamSpec {
             udp: UdpSpec {
                 counters_64bit: p.udp_counters_64bit,
                 burst: p.burst.unwrap_or(0),
-                offload: super::udp::offload_from_env(),
+                offload: offload_from_env(),
             },
             send_mode: if p.zerocopy { zerocopy } else { SendMode::Write },
             skip_rx_copy: p.skip_rx_copy,
@@ -93,9 +93,24 @@ fn call_bytes(len: usize, streams: usize) -> usize {
     (per_stream / len).max(1) * len
 }
 
+/// The environment setting that turns UDP GSO and GRO off, for diagnosis: with
+/// `WIREPERF_UDP_OFFLOAD=off` a sender uses `sendmmsg` and a receiver `recvmmsg`, so every
+/// datagram is its own packet in the stack and has its own receive time. Read by whichever side
+/// runs the stream (set it on the server too for `-R`).
+pub(crate) const OFFLOAD_ENV: &str = "WIREPERF_UDP_OFFLOAD";
+
+/// Whether GSO/GRO may be used: anything but `off`/`0`/`no` in [`OFFLOAD_ENV`] allows them.
+pub(crate) fn offload_from_env() -> bool {
+    offload_allowed(std::env::var(OFFLOAD_ENV).ok().as_deref())
+}
+
+fn offload_allowed(setting: Option<&str>) -> bool {
+    !matches!(setting.map(str::trim), Some("off" | "0" | "no" | "false"))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::call_bytes;
+    use super::{call_bytes, offload_allowed};
 
     #[test]
     fn calls_move_whole_blocks_within_the_memory_budget() {
@@ -106,5 +121,15 @@ mod tests {
         assert_eq!(call_bytes(3000, 1), 349 * 3000, "whole blocks only");
         assert_eq!(call_bytes(4096 * K, 1), 4096 * K, "a block above 1 MiB is one call");
         assert_eq!(call_bytes(0, 0), 1024 * K, "degenerate input does not panic");
+    }
+
+    #[test]
+    fn offload_is_on_unless_the_environment_turns_it_off() {
+        assert!(offload_allowed(None));
+        assert!(offload_allowed(Some("on")));
+        assert!(offload_allowed(Some("")));
+        for off in ["off", "0", "no", "false", " off "] {
+            assert!(!offload_allowed(Some(off)), "{off:?}");
+        }
     }
 }

@@ -47,21 +47,6 @@ const PACE_SLEEP_MAX: Duration = Duration::from_millis(2);
 /// gigabit rates, which is the most common cause of "UDP loss that captures don't show".
 pub(crate) const DEFAULT_UDP_RCVBUF: usize = 4 * 1024 * 1024;
 
-/// The environment setting that turns UDP GSO and GRO off, for diagnosis: with
-/// `WIREPERF_UDP_OFFLOAD=off` a sender uses `sendmmsg` and a receiver `recvmmsg`, so every
-/// datagram is its own packet in the stack and has its own receive time. Read by whichever side
-/// runs the stream (set it on the server too for `-R`).
-pub(crate) const OFFLOAD_ENV: &str = "WIREPERF_UDP_OFFLOAD";
-
-/// Whether GSO/GRO may be used: anything but `off`/`0`/`no` in [`OFFLOAD_ENV`] allows them.
-pub(crate) fn offload_from_env() -> bool {
-    offload_allowed(std::env::var(OFFLOAD_ENV).ok().as_deref())
-}
-
-fn offload_allowed(setting: Option<&str>) -> bool {
-    !matches!(setting.map(str::trim), Some("off" | "0" | "no" | "false"))
-}
-
 /// Socket options of a UDP data socket (client and server).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct UdpOptions {
@@ -418,21 +403,6 @@ pub(crate) fn recv_loop(
                     return end;
                 }
             }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::offload_allowed;
-
-    #[test]
-    fn offload_is_on_unless_the_environment_turns_it_off() {
-        assert!(offload_allowed(None));
-        assert!(offload_allowed(Some("on")));
-        assert!(offload_allowed(Some("")));
-        for off in ["off", "0", "no", "false", " off "] {
-            assert!(!offload_allowed(Some(off)), "{off:?}");
         }
     }
 }

@@ -128,3 +128,16 @@ fn the_reader_sees_grouped_and_reexported_imports() {
     assert_eq!(reexport_owner(lib, "SendMode").as_deref(), Some("config"));
     assert_eq!(reexport_owner(lib, "report_version").as_deref(), Some("start"));
 }
+
+#[test]
+fn the_stream_leaves_import_no_other_stream_module() {
+    // What every stream loop reads (its spec, budget, buffers, low-water mark, UDP counts)
+    // must not reach back into a loop: `spec` reading `udp` once made spec → udp → spec.
+    for leaf in ["spec", "budget", "buffer", "low_water", "udp_stats"] {
+        let text = code(&src().join("stream").join(format!("{leaf}.rs")));
+        assert!(
+            !text.contains("super::") && !text.contains("crate::stream"),
+            "stream/{leaf}.rs imports a stream module"
+        );
+    }
+}
