@@ -21,7 +21,9 @@
 //! - [`svg`]: hand-written SVG charts (throughput per stream and sum, retransmits, cwnd, run
 //!   overlays) with nice axes and stable colours ([`render_svg`], [`all_charts`]).
 //! - [`html`]: the self-contained HTML report ([`render_html`]): metadata, summary table,
-//!   charts, verdicts, doctor findings, comparison.
+//!   charts, verdicts, doctor findings, comparison. Its end-of-test figures are the report's
+//!   [`TestOutcome`](wireperf_protocol::TestOutcome); human rates and changes are
+//!   `wireperf_protocol::outcome::words`.
 //! - `escape`: XML escaping and slugs shared by both.
 #![forbid(unsafe_code)]
 

@@ -2,7 +2,8 @@
 //! images from elsewhere), so it can be mailed, attached to a ticket or opened offline.
 //!
 //! - [`style`]: the stylesheet.
-//! - [`figures`]: end-of-test numbers per direction and their formatting.
+//! - [`figures`]: end-of-test numbers per direction (the report's `TestOutcome` flows) and
+//!   their formatting.
 //! - [`tables`]: run metadata, the per-phase summary and the comparison table.
 //! - [`notes`]: verdicts and doctor findings, from their stored JSON.
 //!
