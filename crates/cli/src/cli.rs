@@ -31,21 +31,39 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run a server in-process on 127.0.0.1 and test upload, download and bidir against it.
+    #[cfg(feature = "suite")]
     Selftest(crate::selftest::SelftestArgs),
     /// Upload, download and bidir (and UDP) against a server, judged against the link.
+    #[cfg(feature = "suite")]
     Suite(crate::suite::SuiteArgs),
     /// Explain why a network link is slow, and how to fix it.
     Doctor(crate::doctor::DoctorArgs),
     /// Prometheus exporter: /probe runs one test per scrape, /metrics has its own counters.
+    #[cfg(feature = "exporter")]
     Exporter(crate::exporter::ExporterArgs),
     /// Past runs: list, show, compare, export, import iperf3 -J files, delete.
+    #[cfg(feature = "history")]
     History(crate::history::HistoryArgs),
     /// Draw stored runs as one self-contained HTML page (--html) or SVG charts (--svg).
+    #[cfg(feature = "history")]
     Report(crate::report_cmd::ReportArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
     Completions(crate::manual::CompletionsArgs),
     /// Write man pages for wireperf and each subcommand into a directory.
     Man(crate::manual::ManArgs),
+}
+
+/// The subcommand `name` and the cargo feature it needs, when this build left it out (the small
+/// build: `--no-default-features`), so the user hears why instead of "unexpected argument".
+pub fn left_out(name: &str) -> Option<(&'static str, &'static str)> {
+    let all: [(&'static str, &'static str, bool); 5] = [
+        ("selftest", "suite", cfg!(feature = "suite")),
+        ("suite", "suite", cfg!(feature = "suite")),
+        ("exporter", "exporter", cfg!(feature = "exporter")),
+        ("history", "history", cfg!(feature = "history")),
+        ("report", "history", cfg!(feature = "history")),
+    ];
+    all.into_iter().find(|(n, _, built)| *n == name && !built).map(|(n, f, _)| (n, f))
 }
 
 /// Parses a command line (`argv[0]` first) into the flags and the role-specific flags given.

@@ -52,15 +52,32 @@ pub fn run(cfg: &ClientConfig, out: &OutputOpts, save: Option<Option<&std::path:
     }
     sink.flush();
     if let Some(db) = save {
-        // History is a side record: a failure to save warns but never changes the result.
-        let mut report = outcome.report.clone();
-        if let Some(e) = &outcome.error {
-            report.error.get_or_insert_with(|| e.to_string());
-        }
-        let cmdline = wireperf_store::current_command_line();
-        if let Err(e) = wireperf_store::save_client_run(db, &report, &cmdline) {
-            eprintln!("wireperf: warning - run not saved to history: {e}");
-        }
+        save_run(db, &outcome);
     }
     code
+}
+
+/// Saves the run in the history. A side record: a failure to save warns but never changes the
+/// result.
+#[cfg(feature = "history")]
+fn save_run(db: Option<&std::path::Path>, outcome: &wireperf_engine::Outcome) {
+    let mut report = outcome.report.clone();
+    if let Some(e) = &outcome.error {
+        report.error.get_or_insert_with(|| e.to_string());
+    }
+    let cmdline = wireperf_store::current_command_line();
+    if let Err(e) = wireperf_store::save_client_run(db, &report, &cmdline) {
+        eprintln!("wireperf: warning - run not saved to history: {e}");
+    }
+}
+
+/// A build without the history saves nothing; asked for a database by name, it says why.
+#[cfg(not(feature = "history"))]
+fn save_run(db: Option<&std::path::Path>, _outcome: &wireperf_engine::Outcome) {
+    if let Some(db) = db {
+        eprintln!(
+            "wireperf: warning - run not saved to {}: this wireperf was built without the history (cargo feature `history`)",
+            db.display()
+        );
+    }
 }

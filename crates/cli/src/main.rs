@@ -21,6 +21,11 @@
 //! - `report_cmd.rs` — `wireperf report`: stored runs to HTML or SVG. `manual.rs` — `wireperf
 //!   completions` and `wireperf man`, generated from the same clap definitions.
 //! - `progress.rs` — the live progress line of suite and selftest. `signals.rs` — Ctrl-C.
+//! - `server_metrics.rs` — `-s --metrics`: the exporter's counters, or a clear refusal in a
+//!   build without the `exporter` feature.
+//!
+//! Cargo features (`history`, `suite`, `exporter`, all on by default) leave out the history,
+//! the suite/selftest and the exporter; `--no-default-features` is the small build.
 
 #![forbid(unsafe_code)]
 
@@ -28,20 +33,27 @@ mod cli;
 mod client_cmd;
 mod debug_out;
 mod doctor;
+#[cfg(feature = "exporter")]
 mod exporter;
+#[cfg(feature = "history")]
 mod history;
 mod iperf;
 mod iperf2;
 mod json_out;
 mod manual;
 mod output;
+#[cfg(feature = "suite")]
 mod progress;
+#[cfg(feature = "history")]
 mod report_cmd;
+#[cfg(feature = "suite")]
 mod selftest;
 mod server_cmd;
 mod server_log;
+mod server_metrics;
 mod shared;
 mod signals;
+#[cfg(feature = "suite")]
 mod suite;
 mod text_out;
 
@@ -53,6 +65,12 @@ fn main() -> ExitCode {
         let code = iperf2::main_from_args(std::env::args_os().skip(2));
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
+    if let Some((name, feature)) = std::env::args_os().nth(1).and_then(|a| cli::left_out(&a.to_string_lossy())) {
+        eprintln!(
+            "wireperf: error - `wireperf {name}` is not in this build (built without the cargo feature `{feature}`)"
+        );
+        return ExitCode::from(1);
+    }
     let (cli, roles) = match cli::parse_from(std::env::args_os()) {
         Ok(c) => c,
         Err(e) => {
@@ -63,12 +81,17 @@ fn main() -> ExitCode {
         }
     };
     let code = match cli.command {
+        #[cfg(feature = "suite")]
         Some(cli::Command::Selftest(a)) => selftest::run(&a),
         Some(cli::Command::Completions(a)) => manual::completions(&a),
         Some(cli::Command::Man(a)) => manual::man_pages(&a),
+        #[cfg(feature = "suite")]
         Some(cli::Command::Suite(a)) => suite::run(&a),
+        #[cfg(feature = "exporter")]
         Some(cli::Command::Exporter(a)) => exporter::run(&a),
+        #[cfg(feature = "history")]
         Some(cli::Command::Report(a)) => report_cmd::run(&a),
+        #[cfg(feature = "history")]
         Some(cli::Command::History(a)) => history::run(&a),
         Some(cli::Command::Doctor(a)) => doctor::run(&a),
         None => iperf::run(&cli.iperf, &roles),

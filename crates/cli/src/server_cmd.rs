@@ -14,7 +14,7 @@ struct Hooks {
     out: OutputOpts,
     to_log: bool,
     /// `--metrics`: the Prometheus counters.
-    metrics: Option<wireperf_exporter::ServerMetrics>,
+    metrics: Option<crate::server_metrics::ServerMetrics>,
     /// `--max-tests` > 1: tests' text lines carry `[test N]`.
     concurrent: bool,
     /// `--log-format`.
@@ -111,7 +111,7 @@ pub fn run(cfg: &ServerConfig, out: &OutputOpts, proc: &ServerProcess) -> i32 {
         }
     };
     // After daemonizing: the metrics thread would not survive the fork.
-    let metrics = match proc.metrics.as_deref().map(wireperf_exporter::server_metrics::spawn).transpose() {
+    let metrics = match proc.metrics.as_deref().map(crate::server_metrics::spawn).transpose() {
         Ok(m) => m,
         Err(e) => {
             eprintln!("wireperf: error - {e}");

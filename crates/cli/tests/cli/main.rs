@@ -3,12 +3,16 @@
 //! directions, output layout, robustness of the server, and command-line handling.
 //!
 //! One test binary for the crate (link time matters on 2 cores); themes in modules.
+//!
+//! The small build (`--no-default-features`) compiles the same binary; `scripts/test` runs its
+//! interop modules and `minimal` against it (the other modules drive subcommands it lacks).
 
 mod abuse;
 mod architecture;
 mod auth;
 mod concurrency;
 mod doctor_live;
+#[cfg(feature = "exporter")]
 mod exporter;
 mod file_transfer;
 mod harness;
@@ -20,6 +24,8 @@ mod iperf2;
 mod keytree;
 mod lab;
 mod manual;
+#[cfg(not(all(feature = "suite", feature = "exporter")))]
+mod minimal;
 mod options;
 mod params;
 mod regression;
