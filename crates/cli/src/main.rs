@@ -44,6 +44,7 @@ mod shared;
 mod signals;
 mod suite;
 mod text_out;
+mod why;
 
 use std::process::ExitCode;
 

@@ -13,7 +13,7 @@ use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::sample::{Series, read_rps, read_sample};
+use super::sample::{HostFacts, Series, read_rps, read_sample};
 
 /// Samples kept per watch (an hour at 1 s; the results exchange must stay small).
 pub const MAX_SAMPLES: usize = 3600;
@@ -31,12 +31,14 @@ pub struct WatchConfig {
     pub interval: Duration,
     /// Read new kernel log lines from `/dev/kmsg` (needs root; off for fixtures).
     pub kernel_log: bool,
+    /// The host's static facts, copied into the series.
+    pub facts: HostFacts,
 }
 
 impl WatchConfig {
     /// The live host, watching `iface`, every `interval`.
     pub fn live(iface: Option<String>, interval: Duration) -> Self {
-        Self { base: PathBuf::from("/"), iface, interval, kernel_log: true }
+        Self { base: PathBuf::from("/"), iface, interval, kernel_log: true, facts: HostFacts::default() }
     }
 }
 
@@ -59,6 +61,7 @@ impl Watch {
             rps_cpus: iface.as_deref().map(|i| read_rps(&cfg.base, i)).unwrap_or_default(),
             iface: iface.clone(),
             hz: 100,
+            facts: cfg.facts.clone(),
             ..Default::default()
         };
         series.samples.push(read_sample(&cfg.base, iface.as_deref(), 0.0));
@@ -135,6 +138,7 @@ mod tests {
             iface: None,
             interval: Duration::from_millis(20),
             kernel_log: false,
+            facts: HostFacts::default(),
         };
         let w = Watch::start(cfg).unwrap();
         std::thread::sleep(Duration::from_millis(110));
