@@ -69,7 +69,11 @@ pub fn directions(report: &TestReport, server_sender: Option<SenderLimits>) -> V
     let forward = (end.sum.as_ref(), end.sum_sent.as_ref(), end.sum_received.as_ref());
     if bidir {
         out.push(direction(true, udp, forward, end, server_sender));
-        let back = (end.sum_bidir_reverse.as_ref(), end.sum_sent_bidir_reverse.as_ref(), end.sum_received_bidir_reverse.as_ref());
+        let back = (
+            end.sum_bidir_reverse.as_ref(),
+            end.sum_sent_bidir_reverse.as_ref(),
+            end.sum_received_bidir_reverse.as_ref(),
+        );
         out.push(direction(false, udp, back, end, server_sender));
     } else {
         out.push(direction(!reverse, udp, forward, end, server_sender));
