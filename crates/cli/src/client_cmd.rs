@@ -4,11 +4,11 @@ use crate::iperf::lower::OutputOpts;
 use crate::json_out::JsonObserver;
 use crate::output::Sink;
 use crate::text_out::TextObserver;
-use crate::why::{self, ClientWatch};
+use crate::why;
 use std::time::Duration;
 use wireperf_doctor::watch::Watch;
 use wireperf_engine::{ClientConfig, Observer, run_client};
-use wireperf_suite::bottleneck;
+use wireperf_suite::bottleneck::{self, PeerWatch};
 
 /// Runs the client; returns the exit status. `save` is the history database to store the run
 /// in (`Some(None)`: the default one; `None`: `--no-save`). `why` (`--why`) watches the hosts
@@ -27,13 +27,14 @@ pub fn run(cfg: &ClientConfig, out: &OutputOpts, save: Option<Option<&std::path:
     } else {
         Box::new(TextObserver::client(sink.clone(), out, &cfg.params))
     };
-    let mut obs = ClientWatch::new(crate::debug_out::wrap(inner, out.debug));
+    let mut output = crate::debug_out::wrap(inner, out.debug);
+    let mut obs = PeerWatch::new(output.as_mut());
     let interval = cfg.interval.unwrap_or(Duration::from_secs(1));
-    let watch = if why { bottleneck::start_watch(why::peer_ip(&cfg.host, cfg.port), interval) } else { None };
+    let watch = if why { bottleneck::start_watch(bottleneck::peer_ip(&cfg.host, cfg.port), interval) } else { None };
     let outcome = run_client(cfg, &mut obs, &interrupt);
     let local = watch.map(Watch::stop);
     let verdicts = (why && outcome.error.is_none())
-        .then(|| why::client_verdicts(&outcome.report, local.as_ref(), obs.reply.as_ref()));
+        .then(|| bottleneck::verdicts(&outcome.report, local.as_ref(), obs.far().as_ref()));
     let code = match &outcome.error {
         None => 0,
         Some(e) => {

@@ -5,12 +5,13 @@
 //! Shared by the client's `--why`, the suite's phases and selftest, so the figures a verdict
 //! reads come from one place: the `end` object of the client's report.
 
-use std::net::IpAddr;
+use std::net::{IpAddr, ToSocketAddrs};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use wireperf_doctor::watch::{self, Direction, Hosts, Series, Verdict, Watch, WatchConfig};
+use wireperf_engine::{Event, Observer, ServerOutput};
 use wireperf_protocol::schema::{End, Summary, TestReport};
 
 /// What a wireperf server returns under `wireperf_watch`: its host's series, and its TCP
@@ -124,6 +125,100 @@ pub fn parse_reply(v: &Value) -> Option<WatchReply> {
 pub fn verdicts(report: &TestReport, client: Option<&Series>, server: Option<&WatchReply>) -> Vec<Verdict> {
     let hosts = Hosts { client, server: server.map(|r| &r.series) };
     directions(report, server.and_then(|r| r.tcp_sender)).iter().map(|d| watch::diagnose(d, hosts)).collect()
+}
+
+/// The server's IP address as a client will reach it (the first resolved one).
+pub fn peer_ip(host: &str, port: u16) -> Option<IpAddr> {
+    (host.trim_matches(|c| c == '[' || c == ']'), port).to_socket_addrs().ok()?.next().map(|a| a.ip())
+}
+
+/// Client side: forwards every event to `inner` and keeps the server's watch reply.
+pub struct PeerWatch<'a> {
+    inner: &'a mut dyn Observer,
+    /// The server's `wireperf_watch` value, when it sent one.
+    pub reply: Option<Value>,
+}
+
+impl<'a> PeerWatch<'a> {
+    /// Wraps `inner`.
+    pub fn new(inner: &'a mut dyn Observer) -> Self {
+        Self { inner, reply: None }
+    }
+
+    /// The reply read as a [`WatchReply`].
+    pub fn far(&self) -> Option<WatchReply> {
+        self.reply.as_ref().and_then(parse_reply)
+    }
+}
+
+impl Observer for PeerWatch<'_> {
+    fn event(&mut self, ev: Event<'_>) {
+        self.inner.event(ev);
+    }
+
+    fn server_output(&mut self) -> Option<ServerOutput> {
+        self.inner.server_output()
+    }
+
+    fn peer_watch(&mut self, watch: &Value) {
+        self.reply = Some(watch.clone());
+    }
+}
+
+/// Server side: samples this host from the start of a test to its end, and returns the
+/// series to a client that asked (`wireperf_watch`). Sampling is a few procfs reads per
+/// second on its own thread; the interface facts (which run `tc`/`ethtool`) are read only
+/// when a client asked.
+pub struct ServerWatch {
+    inner: Box<dyn Observer + Send>,
+    peer: Option<IpAddr>,
+    watch: Option<Watch>,
+    series: Option<Series>,
+    sender: Option<SenderLimits>,
+}
+
+impl ServerWatch {
+    /// Wraps the server's output observer for one test.
+    pub fn new(inner: Box<dyn Observer + Send>) -> Self {
+        Self { inner, peer: None, watch: None, series: None, sender: None }
+    }
+}
+
+impl Observer for ServerWatch {
+    fn event(&mut self, ev: Event<'_>) {
+        match &ev {
+            Event::Accepted { host, .. } => self.peer = host.parse().ok(),
+            Event::TestStart(_) if self.watch.is_none() => {
+                let iface = self.peer.and_then(wireperf_doctor::interface_for);
+                self.watch = Watch::start(WatchConfig::live(iface, Duration::from_secs(1))).ok();
+            }
+            Event::End(r) => {
+                self.series = self.watch.take().map(Watch::stop);
+                self.sender = sender_limits(&r.end, true);
+            }
+            _ => {}
+        }
+        self.inner.event(ev);
+    }
+
+    fn server_output(&mut self) -> Option<ServerOutput> {
+        self.inner.server_output()
+    }
+
+    fn watch_results(&mut self) -> Option<Value> {
+        let mut series = self.series.take()?;
+        series.facts = watch::facts::read_live(series.iface.as_deref());
+        serde_json::to_value(WatchReply { series, tcp_sender: self.sender }).ok()
+    }
+}
+
+impl Drop for ServerWatch {
+    fn drop(&mut self) {
+        // A test that failed before its end: stop the sampler thread.
+        if let Some(w) = self.watch.take() {
+            w.stop();
+        }
+    }
 }
 
 #[cfg(test)]
