@@ -145,54 +145,45 @@ fn retransmit_split(dir: &Direction, hosts: Hosts<'_>) -> Option<RetransmitSplit
 fn tcp_limited(dir: &Direction, found: &mut Vec<Limit>) {
     let (sender, receiver) = dir.sender_receiver();
     let Some(busy) = dir.busy_us.filter(|b| *b > 0) else { return };
-    if let Some(r) = dir.rwnd_limited_us {
-        let share = r as f64 / busy as f64;
-        if share >= LIMITED_SHARE {
-            found.push(limit(
-                ids::RECEIVER_WINDOW,
-                receiver,
-                0.5 + share.min(1.0) / 2.0,
-                vec![format!(
-                    "the {} waited for the {}'s TCP receive window {} of its busy time (TCP_INFO rwnd_limited {:.2} s of {:.2} s)",
-                    sender.as_str(),
-                    receiver.as_str(),
-                    pct(share),
-                    r as f64 / 1e6,
-                    busy as f64 / 1e6
-                )],
-                vec![
-                    format!(
-                        "on the {}: sysctl -w net.ipv4.tcp_rmem='4096 131072 33554432' net.core.rmem_max=33554432",
-                        receiver.as_str()
-                    ),
-                    "or ask for a larger window: -w 4M".to_string(),
-                    "verify: rerun with --why; rwnd_limited should fall below 20%".to_string(),
-                ],
-            ));
+    let (snd, rcv) = (sender.as_str(), receiver.as_str());
+    let cases = [
+        (
+            dir.rwnd_limited_us,
+            ids::RECEIVER_WINDOW,
+            receiver,
+            format!("the {snd} waited for the {rcv}'s TCP receive window"),
+            "rwnd_limited",
+            format!("on the {rcv}: sysctl -w net.ipv4.tcp_rmem='4096 131072 33554432' net.core.rmem_max=33554432"),
+            "or ask for a larger window: -w 4M",
+        ),
+        (
+            dir.sndbuf_limited_us,
+            ids::SENDER_BUFFER,
+            sender,
+            format!("the {snd} waited for its own send buffer"),
+            "sndbuf_limited",
+            format!("on the {snd}: sysctl -w net.ipv4.tcp_wmem='4096 65536 33554432' net.core.wmem_max=33554432"),
+            "or a larger send buffer: -w 4M",
+        ),
+    ];
+    for (us, id, side, what, field, sysctl, flag) in cases {
+        let Some(us) = us else { continue };
+        let share = us as f64 / busy as f64;
+        if share < LIMITED_SHARE {
+            continue;
         }
-    }
-    if let Some(sb) = dir.sndbuf_limited_us {
-        let share = sb as f64 / busy as f64;
-        if share >= LIMITED_SHARE {
-            found.push(limit(
-                ids::SENDER_BUFFER,
-                sender,
-                0.5 + share.min(1.0) / 2.0,
-                vec![format!(
-                    "the {} waited for its own send buffer {} of its busy time (TCP_INFO sndbuf_limited {:.2} s)",
-                    sender.as_str(),
-                    pct(share),
-                    sb as f64 / 1e6
-                )],
-                vec![
-                    format!(
-                        "on the {}: sysctl -w net.ipv4.tcp_wmem='4096 65536 33554432' net.core.wmem_max=33554432",
-                        sender.as_str()
-                    ),
-                    "or -w 4M".to_string(),
-                ],
-            ));
-        }
+        found.push(limit(
+            id,
+            side,
+            0.5 + share.min(1.0) / 2.0,
+            vec![format!(
+                "{what} {} of its busy time (TCP_INFO {field} {:.2} s of {:.2} s)",
+                pct(share),
+                us as f64 / 1e6,
+                busy as f64 / 1e6
+            )],
+            vec![sysctl, flag.to_string(), format!("verify: rerun with --why; {field} should fall below 20%")],
+        ));
     }
 }
 
