@@ -15,8 +15,9 @@ use std::time::{Duration, Instant};
 
 use super::sample::{HostFacts, Series, read_rps, read_sample};
 
-/// Samples kept per watch (an hour at 1 s; the results exchange must stay small).
-pub const MAX_SAMPLES: usize = 3600;
+/// Samples kept per watch (10 minutes at 1 s, about 1 MB of JSON for a 2-CPU host: the
+/// results exchange must stay small). The rules read the first and the last sample.
+pub const MAX_SAMPLES: usize = 600;
 /// Kernel log lines kept per watch.
 pub const MAX_KERNEL_LINES: usize = 20;
 
