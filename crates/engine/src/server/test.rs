@@ -238,7 +238,7 @@ impl ServerTest<'_> {
                                 None => {}
                             }
                         }
-                        if p.is_some_and(|p| p.wireperf_watch) {
+                        if p.wireperf_watch {
                             mine.watch = obs.watch_results();
                         }
                         tri!(session.send_results(t0.elapsed(), &mine));
