@@ -4,11 +4,16 @@ use crate::iperf::lower::OutputOpts;
 use crate::json_out::JsonObserver;
 use crate::output::Sink;
 use crate::text_out::TextObserver;
+use crate::why;
+use std::time::Duration;
+use wireperf_doctor::watch::Watch;
 use wireperf_engine::{ClientConfig, Observer, run_client};
+use wireperf_suite::bottleneck::{self, PeerWatch};
 
 /// Runs the client; returns the exit status. `save` is the history database to store the run
-/// in (`Some(None)`: the default one; `None`: `--no-save`).
-pub fn run(cfg: &ClientConfig, out: &OutputOpts, save: Option<Option<&std::path::Path>>) -> i32 {
+/// in (`Some(None)`: the default one; `None`: `--no-save`). `why` (`--why`) watches the hosts
+/// and prints the bottleneck of each direction after the summary.
+pub fn run(cfg: &ClientConfig, out: &OutputOpts, save: Option<Option<&std::path::Path>>, why: bool) -> i32 {
     let sink = match Sink::open(out.logfile.as_deref(), out.timestamps.clone(), out.forceflush) {
         Ok(s) => s,
         Err(e) => {
@@ -22,8 +27,14 @@ pub fn run(cfg: &ClientConfig, out: &OutputOpts, save: Option<Option<&std::path:
     } else {
         Box::new(TextObserver::client(sink.clone(), out, &cfg.params))
     };
-    let mut obs = crate::debug_out::wrap(inner, out.debug);
-    let outcome = run_client(cfg, obs.as_mut(), &interrupt);
+    let mut output = crate::debug_out::wrap(inner, out.debug);
+    let mut obs = PeerWatch::new(output.as_mut());
+    let interval = cfg.interval.unwrap_or(Duration::from_secs(1));
+    let watch = if why { bottleneck::start_watch(bottleneck::peer_ip(&cfg.host, cfg.port), interval) } else { None };
+    let outcome = run_client(cfg, &mut obs, &interrupt);
+    let local = watch.map(Watch::stop);
+    let verdicts = (why && outcome.error.is_none())
+        .then(|| bottleneck::verdicts(&outcome.report, local.as_ref(), obs.far().as_ref()));
     let code = match &outcome.error {
         None => 0,
         Some(e) => {
@@ -47,8 +58,18 @@ pub fn run(cfg: &ClientConfig, out: &OutputOpts, save: Option<Option<&std::path:
             1
         }
     };
-    if out.json && outcome.error.is_none() && !out.json_stream {
-        sink.raw(&wireperf_report::cjson::to_cjson_string(&outcome.report));
+    match &verdicts {
+        Some(v) if out.json && out.json_stream => {
+            sink.raw(&format!("{}\n", serde_json::json!({"event": "wireperf", "data": {"bottleneck": v}})));
+        }
+        Some(v) if out.json => {
+            sink.raw(&wireperf_report::cjson::to_cjson_string(&why::json_with_verdicts(&outcome.report, v)));
+        }
+        Some(v) => sink.lines(&why::render_text(v), None),
+        None if out.json && outcome.error.is_none() && !out.json_stream => {
+            sink.raw(&wireperf_report::cjson::to_cjson_string(&outcome.report));
+        }
+        None => {}
     }
     sink.flush();
     if let Some(db) = save {

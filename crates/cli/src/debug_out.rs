@@ -25,6 +25,14 @@ impl Observer for Debug {
     fn server_output(&mut self) -> Option<ServerOutput> {
         self.inner.server_output()
     }
+
+    fn watch_results(&mut self) -> Option<serde_json::Value> {
+        self.inner.watch_results()
+    }
+
+    fn peer_watch(&mut self, watch: &serde_json::Value) {
+        self.inner.peer_watch(watch);
+    }
 }
 
 /// Wraps `inner` so events are logged when `debug` is on.

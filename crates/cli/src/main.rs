@@ -56,6 +56,7 @@ mod signals;
 #[cfg(feature = "suite")]
 mod suite;
 mod text_out;
+mod why;
 
 use std::process::ExitCode;
 

@@ -22,6 +22,8 @@
 //! - `route.rs` — which interface routes to an IP address. `qdisc.rs` — root qdisc rate limits (tbf/htb).
 //! - `command.rs` — [`DoctorConfig`] and [`run`]/[`run_with`]: the whole `wireperf doctor` command
 //!   as a library call; the only module that prints. (Its flags are parsed in the `cli` crate.)
+//! - `watch/` — the bottleneck finder: samplers that watch a host during a test, and the pure
+//!   rules that turn both hosts' series and the test's figures into one verdict per direction.
 
 #![forbid(unsafe_code)]
 
@@ -40,6 +42,7 @@ pub mod route;
 pub mod rules;
 pub mod snapshot;
 pub mod snapshot_capture;
+pub mod watch;
 
 use std::path::PathBuf;
 

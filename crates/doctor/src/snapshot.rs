@@ -288,7 +288,7 @@ impl LinkSnapshot {
 }
 
 /// One row of `/proc/net/softnet_stat` (one CPU).
-#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, Serialize, serde::Deserialize, PartialEq, Eq)]
 pub struct SoftnetRow {
     /// Packets processed.
     pub processed: u64,

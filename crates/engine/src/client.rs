@@ -189,6 +189,9 @@ impl<'a> Client<'a> {
                     ClientEvent::DisplayResults => {
                         let r = run.as_mut().ok_or(EngineError::Timeout("for streams"))?;
                         let f = finished.as_ref().ok_or(EngineError::Timeout("for streams"))?;
+                        if let Some(w) = peer.as_ref().and_then(|pr| pr.watch.as_ref()) {
+                            obs.peer_watch(w);
+                        }
                         if let Some(pr) = &peer {
                             report.server_output_json = pr.server_output_json.clone();
                             report.server_output_text = pr.server_output_text.clone();

@@ -71,6 +71,17 @@ pub trait Observer {
     fn server_output(&mut self) -> Option<ServerOutput> {
         None
     }
+
+    /// Server only: the watch extension to return with the results, called after
+    /// [`Event::End`] when the client asked for it (`wireperf_watch`, `--why`). The engine
+    /// does not know its shape: the caller's watcher fills it.
+    fn watch_results(&mut self) -> Option<Value> {
+        None
+    }
+
+    /// Client only: the server's watch extension, when it sent one; called before
+    /// [`Event::End`].
+    fn peer_watch(&mut self, _watch: &Value) {}
 }
 
 /// An observer that ignores everything (tests, selftest phases that render elsewhere).

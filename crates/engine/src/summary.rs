@@ -198,6 +198,7 @@ pub(crate) fn local_results(inp: &EndInputs<'_>) -> ExchangeResults {
         congestion_used: inp.congestion.clone(),
         server_output_json: None,
         server_output_text: None,
+        watch: None,
         streams: inp
             .streams
             .iter()

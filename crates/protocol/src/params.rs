@@ -96,6 +96,10 @@ pub struct TestParams {
     pub skip_rx_copy: bool,
     /// The client's version string.
     pub client_version: String,
+    /// wireperf extension (`wireperf_watch`): the client asks a wireperf server to watch its
+    /// host during the test and return the samples with its results (`--why`). Stock servers
+    /// ignore the key.
+    pub wireperf_watch: bool,
 }
 
 impl Default for TestParams {
@@ -128,6 +132,7 @@ impl Default for TestParams {
             repeating_payload: false,
             zerocopy: false,
             dont_fragment: false,
+            wireperf_watch: false,
             authtoken: None,
             skip_rx_copy: false,
             client_version: crate::IPERF_COMPAT_VERSION.to_string(),
@@ -235,6 +240,7 @@ impl TestParams {
             ("repeating_payload", self.repeating_payload),
             ("zerocopy", self.zerocopy),
             ("dont_fragment", self.dont_fragment),
+            ("wireperf_watch", self.wireperf_watch),
         ] {
             if on {
                 m.insert(key.into(), json!(1));
@@ -311,6 +317,7 @@ impl TestParams {
             authtoken: string("authtoken"),
             skip_rx_copy: flag("skip_rx_copy"),
             client_version: string("client_version").unwrap_or_default(),
+            wireperf_watch: flag("wireperf_watch"),
         };
         if p.len == 0 {
             return Err(ParamsError::OutOfRange { key: "len", value: "0".into() });
@@ -349,6 +356,15 @@ mod tests {
         assert!(p.bidirectional && p.get_server_output && p.udp_counters_64bit && p.repeating_payload);
         assert_eq!((p.parallel, p.len, p.tos, p.omit), (2, 32768, Some(8), 1));
         assert_eq!(p.title.as_deref(), Some("ttl"));
+    }
+
+    #[test]
+    fn watch_extension_is_sent_only_when_asked() {
+        let p = TestParams { wireperf_watch: true, ..Default::default() };
+        let j = p.to_json();
+        assert_eq!(j["wireperf_watch"], 1);
+        assert!(TestParams::from_json(&j).unwrap().wireperf_watch);
+        assert!(TestParams::default().to_json().get("wireperf_watch").is_none());
     }
 
     #[test]

@@ -7,6 +7,9 @@
 use crate::json_num::{as_f64, as_i64, as_u64};
 use serde_json::{Map, Value, json};
 
+/// The results key of the watch extension (also the parameter that asks for it).
+pub const WATCH_KEY: &str = "wireperf_watch";
+
 /// One stream's figures in the results exchange.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct StreamResult {
@@ -62,6 +65,10 @@ pub struct ExchangeResults {
     pub server_output_text: Option<String>,
     /// Per-stream figures.
     pub streams: Vec<StreamResult>,
+    /// wireperf extension (`wireperf_watch`): what the sender's host saw during the test
+    /// (the bottleneck watcher's samples), sent only when the peer asked for it. Opaque here:
+    /// the doctor crate owns its shape. Stock peers ignore the key.
+    pub watch: Option<Value>,
 }
 
 /// Why a results message could not be used.
@@ -94,6 +101,9 @@ impl ExchangeResults {
         }
         let streams: Vec<Value> = self.streams.iter().map(StreamResult::to_json).collect();
         m.insert("streams".into(), Value::Array(streams));
+        if let Some(w) = &self.watch {
+            m.insert(WATCH_KEY.into(), w.clone());
+        }
         Value::Object(m)
     }
 
@@ -119,6 +129,7 @@ impl ExchangeResults {
             server_output_json: v.get("server_output_json").filter(|j| j.is_object()).cloned(),
             server_output_text: v.get("server_output_text").and_then(Value::as_str).map(str::to_owned),
             streams,
+            watch: v.get(WATCH_KEY).filter(|w| w.is_object()).cloned(),
         })
     }
 }
@@ -215,6 +226,18 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(ExchangeResults::from_json(&r.to_json()).unwrap(), r);
+    }
+
+    #[test]
+    fn watch_extension_round_trips_and_non_objects_are_ignored() {
+        let r = ExchangeResults { watch: Some(serde_json::json!({"samples": [1, 2]})), ..Default::default() };
+        let j = r.to_json();
+        assert_eq!(j[WATCH_KEY]["samples"][1], 2);
+        assert_eq!(ExchangeResults::from_json(&j).unwrap(), r);
+        let mut j = j;
+        j[WATCH_KEY] = serde_json::json!("junk");
+        assert_eq!(ExchangeResults::from_json(&j).unwrap().watch, None);
+        assert!(ExchangeResults::default().to_json().get(WATCH_KEY).is_none());
     }
 
     #[test]

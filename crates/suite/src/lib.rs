@@ -7,6 +7,7 @@
 //! into plain-language verdicts. Nothing here prints: the CLI renders [`SuiteResult`].
 //!
 //! # Layout
+//! - [`bottleneck`]: the watch around a test and one bottleneck verdict per direction.
 //! - [`phase`]: the phases, running one of them (engine or iperf 2 peer), and its figures
 //!   read from the report's [`TestOutcome`](wireperf_protocol::TestOutcome).
 //! - [`link`]: the interface toward the server, its doctor report, and the ceiling.
@@ -16,6 +17,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod bottleneck;
 pub mod disk;
 pub mod link;
 pub mod phase;

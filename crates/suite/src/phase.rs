@@ -1,8 +1,10 @@
 //! The phases of a suite and how one runs.
 
+use crate::bottleneck::{self, PeerWatch};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+use wireperf_doctor::watch::Verdict;
 use wireperf_engine::{ClientConfig, EngineError, Observer, run_client};
 use wireperf_protocol::outcome::{Direction, Flow, Side, TestOutcome};
 use wireperf_protocol::schema::TestReport;
@@ -74,6 +76,9 @@ pub struct PhaseResult {
     pub error: Option<String>,
     /// The complete iperf3-schema report of the phase.
     pub report: TestReport,
+    /// What held each direction back (one verdict per direction; empty when the phase was
+    /// not watched: iperf 2 peers, or a failed phase).
+    pub bottleneck: Vec<Verdict>,
 }
 
 impl PhaseResult {
@@ -100,6 +105,7 @@ impl PhaseResult {
             udp_loss,
             error,
             report,
+            bottleneck: Vec::new(),
         }
     }
 }
@@ -114,9 +120,14 @@ pub fn run_phase(
 ) -> PhaseResult {
     let mut cfg = base.clone();
     cfg.params = params;
+    // The watch: this host's samples, and the server's when it is wireperf.
+    cfg.params.wireperf_watch = true;
+    let interval = cfg.interval.unwrap_or(Duration::from_secs(1));
+    let watch = bottleneck::start_watch(bottleneck::peer_ip(&cfg.host, cfg.port), interval);
+    let mut obs = PeerWatch::new(obs);
     let mut attempt = 0;
     loop {
-        let out = run_client(&cfg, obs, interrupt);
+        let out = run_client(&cfg, &mut obs, interrupt);
         // A stock iperf3 server re-opens its listener after each test and answers "busy"
         // while it finishes the last one: back-to-back phases can hit that window, so a
         // refused or busy start is retried for a moment before it counts as a failure.
@@ -126,7 +137,12 @@ pub fn run_phase(
             std::thread::sleep(RETRY_PAUSE);
             continue;
         }
-        return PhaseResult::from_report(phase, out.report, out.error.map(|e| e.to_string()));
+        let local = watch.map(wireperf_doctor::watch::Watch::stop);
+        let mut r = PhaseResult::from_report(phase, out.report, out.error.map(|e| e.to_string()));
+        if r.error.is_none() {
+            r.bottleneck = bottleneck::verdicts(&r.report, local.as_ref(), obs.far().as_ref());
+        }
+        return r;
     }
 }
 

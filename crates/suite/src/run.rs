@@ -101,7 +101,7 @@ struct Quiet;
 impl ServerHooks for Quiet {
     fn listening(&mut self, _port: u16, _test_no: u64) {}
     fn new_test(&mut self, _test_no: u64) -> Box<dyn Observer + Send> {
-        Box::new(NullObserver)
+        Box::new(crate::bottleneck::ServerWatch::new(Box::new(NullObserver)))
     }
     fn test_done(&mut self, _test_no: u64, _outcome: &Outcome) {}
     fn log(&mut self, _line: &str) {}

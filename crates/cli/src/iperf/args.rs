@@ -236,6 +236,11 @@ pub struct IperfArgs {
     /// Ignore received payload without copying it (recv with MSG_TRUNC).
     #[arg(long = "skip-rx-copy", group = EITHER_ROLE, help_heading = CLIENT)]
     pub skip_rx_copy: bool,
+    /// After the summary, name what limited each direction (link, shaper, window, CPU, loss,
+    /// ...) with the evidence and the fix; asks a wireperf server for its samples too
+    /// (wireperf only).
+    #[arg(long = "why", help_heading = CLIENT)]
+    pub why: bool,
     /// Do not save this run in the history database (wireperf only).
     #[arg(long = "no-save", group = EITHER_ROLE, help_heading = CLIENT)]
     pub no_save: bool,

@@ -102,6 +102,7 @@ fn test_params(a: &IperfArgs) -> Result<TestParams, ParamError> {
     p.title = a.title.clone();
     p.extra_data = a.extra_data.clone();
     p.get_server_output = a.get_server_output;
+    p.wireperf_watch = a.why;
     p.repeating_payload = a.repeating_payload;
     p.udp_counters_64bit = a.udp_counters_64bit;
     p.dont_fragment = a.dont_fragment;

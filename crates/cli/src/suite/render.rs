@@ -59,6 +59,34 @@ pub fn render(r: &SuiteResult) -> String {
             s.push_str(&format!("  [{mark}] {}: {}\n", v.phase, v.text));
         }
     }
+    if r.phases.iter().any(|p| !p.bottleneck.is_empty()) {
+        s.push_str("\nbottlenecks:\n");
+        for p in &r.phases {
+            for v in &p.bottleneck {
+                s.push_str(&format!(
+                    "  {} {}: {} ({})\n",
+                    p.phase.name(),
+                    v.direction,
+                    v.main.limit,
+                    v.main.side.as_str()
+                ));
+                for e in &v.main.evidence {
+                    s.push_str(&format!("      {e}\n"));
+                }
+                for f in v.main.fix.iter().take(1) {
+                    s.push_str(&format!("      fix: {f}\n"));
+                }
+                if !v.also.is_empty() {
+                    let also: Vec<String> =
+                        v.also.iter().map(|a| format!("{} ({})", a.limit, a.side.as_str())).collect();
+                    s.push_str(&format!("      also: {}\n", also.join(", ")));
+                }
+                if let Some(rt) = v.retransmits.filter(|rt| rt.total > 0) {
+                    s.push_str(&format!("      retransmits: {} real, {} spurious\n", rt.real, rt.spurious));
+                }
+            }
+        }
+    }
     if !r.remarks.is_empty() {
         s.push_str("\nremarks:\n");
         for m in &r.remarks {

@@ -240,6 +240,25 @@ impl Lab {
              udp dport {p} udp length > 32 numgen random mod 100 < {pct} counter drop\n  \
              udp sport {p} udp length > 32 numgen random mod 100 < {pct} counter drop\n }}\n}}\n"
         );
+        self.load_nft(side, &rules);
+    }
+
+    /// Adds an nft rule in `side`'s input that drops `percent` % of the TCP data segments
+    /// (IP length > 500: no SYNs, pure ACKs or small control messages) to `port`, with a counter.
+    pub fn drop_tcp(&self, side: Side, port: u16, percent: u32) {
+        let rules = format!(
+            "table inet wplab {{\n chain input {{\n  type filter hook input priority 0; policy accept;\n  \
+             tcp dport {port} ip length > 500 numgen random mod 100 < {percent} counter drop\n }}\n}}\n"
+        );
+        self.load_nft(side, &rules);
+    }
+
+    /// Sets a sysctl in `side`'s namespace (e.g. the per-namespace `net.ipv4.tcp_rmem`).
+    pub fn sysctl(&self, side: Side, key: &str, value: &str) {
+        self.exec(side, &["sysctl", "-q", "-w", &format!("{key}={value}")]);
+    }
+
+    fn load_nft(&self, side: Side, rules: &str) {
         let mut child = Command::new("ip")
             .args(["netns", "exec", self.ns(side), "nft", "-f", "-"])
             .stdin(Stdio::piped())

@@ -39,4 +39,5 @@ mod udp_exact;
 mod udp_interop;
 mod udp_jitter;
 mod udp_lab;
+mod why_lab;
 mod zerocopy;

@@ -25,6 +25,15 @@ fn verdict<'a>(v: &'a serde_json::Value, phase: &str, direction: &str) -> &'a se
         .unwrap_or_else(|| panic!("no {phase}/{direction} verdict in {}", v["verdicts"]))
 }
 
+/// The bottleneck verdicts of a phase (one per direction).
+fn bottleneck<'a>(v: &'a serde_json::Value, phase: &str) -> &'a Vec<serde_json::Value> {
+    v["phases"]
+        .as_array()
+        .and_then(|a| a.iter().find(|x| x["phase"] == phase))
+        .and_then(|p| p["bottleneck"].as_array())
+        .unwrap_or_else(|| panic!("no {phase} bottleneck in {}", v["phases"]))
+}
+
 /// The grade is the documented function of the ratio (≥ 0.85 good, ≥ 0.5 fair, else slow).
 fn assert_grade_matches_ratio(v: &serde_json::Value) {
     let r = v["ratio"].as_f64().unwrap_or_else(|| panic!("no ratio in {v}"));
@@ -60,6 +69,17 @@ fn shaped_to_600_mbit() {
     assert!(down["ceiling_bps"].is_null(), "{down}");
     assert_eq!(down["grade"], "unknown");
     assert!(v["link"]["note"].as_str().unwrap_or_default().contains("virtual interface"), "{}", v["link"]);
+    // One watched verdict per direction, both hosts seen (the server is wireperf).
+    for (phase, n) in [("upload", 1), ("download", 1), ("bidir", 2)] {
+        let b = bottleneck(&v, phase);
+        assert_eq!(b.len(), n, "{phase}: {b:?}");
+        assert!(b.iter().all(|x| x["far_side_seen"] == true && x["limit"].is_string()), "{phase}: {b:?}");
+    }
+    // At the shaper's rate, the upload's bottleneck is the shaper on the client.
+    if up["ratio"].as_f64().unwrap_or(0.0) >= 0.85 {
+        let b = &bottleneck(&v, "upload")[0];
+        assert_eq!((b["limit"].as_str(), b["side"].as_str()), (Some("shaper"), Some("client")), "{b}");
+    }
 }
 
 #[test]
@@ -93,6 +113,9 @@ fn a_lossy_path_is_slow_and_the_host_baseline_is_measured() {
     });
     let up = verdict(&v, "upload", "upload");
     assert_eq!(up["grade"], "slow", "{up}");
+    let b = &bottleneck(&v, "upload")[0];
+    assert_eq!((b["limit"].as_str(), b["side"].as_str()), (Some("path-loss"), Some("path")), "{b}");
+    assert!(b["retransmits"]["real"].as_u64().unwrap_or(0) > 0, "{b}");
     assert!(v["loopback_baseline_bps"].as_f64().unwrap_or(0.0) > 0.0, "baseline measured: {}", v["remarks"]);
     let remarks = v["remarks"].to_string();
     assert!(remarks.contains("over loopback"), "{remarks}");

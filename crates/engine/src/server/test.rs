@@ -238,6 +238,9 @@ impl ServerTest<'_> {
                                 None => {}
                             }
                         }
+                        if p.wireperf_watch {
+                            mine.watch = obs.watch_results();
+                        }
                         tri!(session.send_results(t0.elapsed(), &mine));
                     }
                     ServerEvent::IperfDone => {

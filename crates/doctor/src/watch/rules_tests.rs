@@ -1,0 +1,261 @@
+//! The rules on recorded-style sample series: each fixture is the first and last sample of a
+//! watch with the counters a real host showed in that situation.
+
+use std::collections::BTreeMap;
+
+use super::parse::CpuTimes;
+use super::sample::{HostFacts, Sample, Series};
+use super::verdict::{Direction, Hosts, Side, ids};
+use super::{diagnose, render::render};
+
+/// A two-sample series over `secs` seconds with `cpus` per-CPU deltas (busy ticks by kind).
+fn series(secs: f64, cpus: &[CpuTimes], mib: &[(&str, u64)], nic: &[(&str, u64)]) -> Series {
+    let zero = Sample {
+        t: 0.0,
+        cpus: vec![CpuTimes::default(); cpus.len()],
+        mib: mib.iter().map(|(k, _)| (k.to_string(), 1000)).collect(),
+        nic: nic.iter().map(|(k, _)| (k.to_string(), 50)).collect(),
+        own_cpu: Some((0, 0)),
+        net_rx: vec![0; cpus.len()],
+        ..Default::default()
+    };
+    let end = Sample {
+        t: secs,
+        cpus: cpus.to_vec(),
+        mib: mib.iter().map(|(k, v)| (k.to_string(), 1000 + v)).collect(),
+        nic: nic.iter().map(|(k, v)| (k.to_string(), 50 + v)).collect(),
+        own_cpu: Some((20, 30)),
+        net_rx: cpus.iter().map(|c| c.softirq * 10).collect(),
+        ..Default::default()
+    };
+    Series {
+        iface: Some("eth0".into()),
+        rps_cpus: vec!["0".into()],
+        hz: 100,
+        samples: vec![zero, end],
+        kernel_lines: Vec::new(),
+        facts: HostFacts {
+            link_mbps: Some(2500),
+            goodput_tcp_bps: Some(2_354_000_000),
+            goodput_udp_bps: Some(2_393_000_000),
+            sysctls: BTreeMap::new(),
+            ..Default::default()
+        },
+    }
+}
+
+fn idle(n: usize) -> Vec<CpuTimes> {
+    vec![CpuTimes { user: 10, system: 10, idle: 180, ..Default::default() }; n]
+}
+
+fn tcp_up(bps: f64) -> Direction {
+    Direction {
+        client_sends: true,
+        seconds: 2.0,
+        received_bytes: (bps / 8.0 * 2.0) as u64,
+        bits_per_second: bps,
+        retransmits: Some(0),
+        busy_us: Some(2_000_000),
+        rwnd_limited_us: Some(0),
+        sndbuf_limited_us: Some(0),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn shaper_on_the_senders_egress() {
+    let mut c = series(2.0, &idle(2), &[], &[]);
+    c.facts.shaper = Some(("tbf".into(), 100_000_000));
+    let s = series(2.0, &idle(2), &[], &[]);
+    let v = diagnose(&tcp_up(95e6), Hosts { client: Some(&c), server: Some(&s) });
+    assert_eq!(v.main.limit, ids::SHAPER);
+    assert_eq!(v.main.side, Side::Client);
+    assert!(v.main.evidence[0].contains("tbf") && v.main.evidence[0].contains("95%"), "{:?}", v.main.evidence);
+    // The same shaper does not limit what the server sends.
+    let mut down = tcp_up(95e6);
+    down.client_sends = false;
+    assert_ne!(diagnose(&down, Hosts { client: Some(&c), server: Some(&s) }).main.limit, ids::SHAPER);
+}
+
+#[test]
+fn line_rate_reached_is_link() {
+    let c = series(2.0, &idle(2), &[], &[]);
+    let v = diagnose(&tcp_up(2.30e9), Hosts { client: Some(&c), server: None });
+    assert_eq!(v.main.limit, ids::LINK);
+    assert!(!v.far_side_seen);
+    assert!(v.not_checked[0].contains("not seen"));
+}
+
+#[test]
+fn one_cpu_in_softirq_with_rps_off_gives_the_rps_command() {
+    // The Raspberry Pi case: 1.1 Gbit/s on 2.5G, the receiver's CPU0 saturated in softirq.
+    let hot = CpuTimes { user: 5, system: 40, softirq: 150, irq: 3, idle: 2, steal: 0 };
+    let mut cpus = idle(4);
+    cpus[0] = hot;
+    let s = series(2.0, &cpus, &[], &[]);
+    let c = series(2.0, &idle(4), &[], &[]);
+    let v = diagnose(&tcp_up(1.1e9), Hosts { client: Some(&c), server: Some(&s) });
+    assert_eq!(v.main.limit, ids::RECEIVER_CPU);
+    assert_eq!(v.main.side, Side::Server);
+    assert!(v.main.evidence[0].contains("CPU0") && v.main.evidence[0].contains("softirq 75%"), "{:?}", v.main.evidence);
+    assert!(v.main.evidence.iter().any(|e| e.contains("network stack")));
+    assert!(v.main.fix[0].contains("echo e > /sys/class/net/eth0/queues/rx-0/rps_cpus"), "{:?}", v.main.fix);
+}
+
+#[test]
+fn small_receive_buffer_is_receiver_window() {
+    let c = series(2.0, &idle(2), &[], &[]);
+    let mut d = tcp_up(40e6);
+    d.rwnd_limited_us = Some(1_800_000);
+    let v = diagnose(&d, Hosts { client: Some(&c), server: None });
+    assert_eq!(v.main.limit, ids::RECEIVER_WINDOW);
+    assert_eq!(v.main.side, Side::Server);
+    assert!(v.main.fix.iter().any(|f| f.contains("tcp_rmem")) && v.main.fix.iter().any(|f| f.contains("-w")));
+}
+
+#[test]
+fn real_retransmits_are_path_loss() {
+    let c = series(2.0, &idle(2), &[("Tcp.OutSegs", 20_000), ("TcpExt.TCPDSACKRecv", 5)], &[]);
+    let mut d = tcp_up(100e6);
+    d.retransmits = Some(400);
+    let v = diagnose(&d, Hosts { client: Some(&c), server: None });
+    assert_eq!(v.main.limit, ids::PATH_LOSS);
+    assert_eq!(v.main.side, Side::Path);
+    let r = v.retransmits.unwrap();
+    assert_eq!((r.total, r.spurious, r.real), (400, 5, 395));
+}
+
+#[test]
+fn spurious_retransmits_only_are_not_path_loss() {
+    // Loopback: ~400 retransmits in 3 s, TCPDSACKRecv shows nearly all were spurious.
+    let c = series(3.0, &idle(2), &[("Tcp.OutSegs", 200_000), ("TcpExt.TCPDSACKRecv", 396)], &[]);
+    let mut d = tcp_up(20e9);
+    d.retransmits = Some(400);
+    let v = diagnose(&d, Hosts { client: Some(&c), server: Some(&c) });
+    assert_ne!(v.main.limit, ids::PATH_LOSS);
+    assert!(v.also.iter().all(|a| a.limit != ids::PATH_LOSS));
+    assert_eq!(v.retransmits.unwrap().real, 4);
+    assert!(render(&v).contains("400 (4 real, 396 spurious)"));
+}
+
+#[test]
+fn retransmits_without_dsack_counters_are_not_called_loss() {
+    let mut d = tcp_up(100e6);
+    d.retransmits = Some(400);
+    let mut c = series(2.0, &idle(2), &[], &[]);
+    c.samples.truncate(1);
+    let v = diagnose(&d, Hosts { client: Some(&c), server: None });
+    assert_eq!(v.main.limit, ids::UNKNOWN);
+    assert!(v.not_checked.iter().any(|n| n.contains("not split")), "{:?}", v.not_checked);
+}
+
+#[test]
+fn udp_beyond_the_receiving_socket() {
+    let c = series(2.0, &idle(2), &[], &[]);
+    let s = series(2.0, &idle(2), &[("Udp.RcvbufErrors", 3000)], &[]);
+    let d = Direction {
+        client_sends: true,
+        udp: true,
+        seconds: 2.0,
+        bits_per_second: 300e6,
+        udp_lost: Some(3000),
+        udp_packets: Some(50_000),
+        socket_drops: Some(3000),
+        ..Default::default()
+    };
+    let v = diagnose(&d, Hosts { client: Some(&c), server: Some(&s) });
+    assert_eq!(v.main.limit, ids::RECEIVER_SOCKET);
+    assert_eq!(v.main.side, Side::Server);
+    assert!(v.also.iter().all(|a| a.limit != ids::PATH_LOSS), "all loss was the socket's");
+}
+
+#[test]
+fn udp_loss_beyond_socket_drops_is_path_loss() {
+    let d = Direction {
+        client_sends: true,
+        udp: true,
+        seconds: 2.0,
+        bits_per_second: 100e6,
+        udp_lost: Some(500),
+        udp_packets: Some(20_000),
+        socket_drops: Some(0),
+        ..Default::default()
+    };
+    let v = diagnose(&d, Hosts::default());
+    assert_eq!(v.main.limit, ids::PATH_LOSS);
+}
+
+#[test]
+fn nic_ring_drops_on_the_receiver() {
+    let c = series(2.0, &idle(2), &[], &[]);
+    let s = series(2.0, &idle(2), &[], &[("rx_packets", 100_000), ("rx_missed_errors", 900)]);
+    let v = diagnose(&tcp_up(500e6), Hosts { client: Some(&c), server: Some(&s) });
+    assert_eq!(v.main.limit, ids::NIC_DROPS);
+    assert_eq!(v.main.side, Side::Server);
+    assert!(v.main.fix[0].contains("ethtool -G eth0"));
+}
+
+#[test]
+fn two_limits_at_once_strongest_first() {
+    // A shaped sender whose receiver is also window-limited part of the time and loses
+    // segments at the shaper's queue: the shaper explains the rate, the rest are listed.
+    let mut c = series(2.0, &idle(2), &[("Tcp.OutSegs", 20_000), ("TcpExt.TCPDSACKRecv", 0)], &[]);
+    c.facts.shaper = Some(("tbf".into(), 100_000_000));
+    let mut d = tcp_up(96e6);
+    d.retransmits = Some(200);
+    d.rwnd_limited_us = Some(600_000);
+    let v = diagnose(&d, Hosts { client: Some(&c), server: None });
+    assert_eq!(v.main.limit, ids::SHAPER);
+    let also: Vec<&str> = v.also.iter().map(|a| a.limit.as_str()).collect();
+    assert_eq!(also, vec![ids::PATH_LOSS, ids::RECEIVER_WINDOW]);
+    let text = render(&v);
+    assert!(
+        text.contains("also:     path-loss (path)") && text.contains("also:     receiver-window (server)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_busy_cpu_of_another_process() {
+    let mut cpus = idle(2);
+    cpus[1] = CpuTimes { user: 195, system: 3, idle: 2, ..Default::default() };
+    let s = series(2.0, &cpus, &[], &[]);
+    let v = diagnose(&tcp_up(300e6), Hosts { client: Some(&series(2.0, &idle(2), &[], &[])), server: Some(&s) });
+    assert_eq!(v.main.limit, ids::RECEIVER_CPU);
+    assert!(v.main.evidence.iter().any(|e| e.contains("another process")), "{:?}", v.main.evidence);
+}
+
+#[test]
+fn nothing_found_is_unknown_with_what_was_checked() {
+    let c = series(2.0, &idle(2), &[("TcpExt.TCPDSACKRecv", 0)], &[]);
+    let v = diagnose(&tcp_up(300e6), Hosts { client: Some(&c), server: Some(&c) });
+    assert_eq!(v.main.limit, ids::UNKNOWN);
+    assert!(v.main.evidence.iter().any(|e| e.contains("busiest CPU")));
+    let j = serde_json::to_value(&v).unwrap();
+    assert_eq!(j["limit"], "unknown");
+    assert_eq!(j["side"], "path");
+    assert!(j["also"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn a_slow_disk_in_a_file_phase() {
+    let mut d = tcp_up(400e6);
+    d.disk_bps = Some(420e6);
+    let v = diagnose(&d, Hosts::default());
+    assert_eq!(v.main.limit, ids::DISK);
+}
+
+#[test]
+fn the_json_shape_round_trips() {
+    let mut c = series(2.0, &idle(2), &[], &[]);
+    c.facts.shaper = Some(("tbf".into(), 100_000_000));
+    let v = diagnose(&tcp_up(95e6), Hosts { client: Some(&c), server: None });
+    let j = serde_json::to_value(&v).unwrap();
+    for k in ["limit", "side", "evidence", "fix", "also", "direction", "far_side_seen"] {
+        assert!(j.get(k).is_some(), "missing {k}: {j}");
+    }
+    let back: super::Verdict = serde_json::from_value(j).unwrap();
+    assert_eq!(back.main.limit, v.main.limit);
+    let s: Series = serde_json::from_str(&serde_json::to_string(&c).unwrap()).unwrap();
+    assert_eq!(s, c);
+}

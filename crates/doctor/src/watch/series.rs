@@ -1,0 +1,118 @@
+//! Deltas over a [`Series`]: what changed between the first (baseline) and the last sample.
+//! The rules read only these, so every figure a verdict cites comes from one place.
+
+use super::parse::CpuTimes;
+use super::sample::Series;
+
+/// One CPU's shares of its time over the watch (0–1).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CpuShare {
+    /// CPU number.
+    pub cpu: usize,
+    /// Not idle.
+    pub busy: f64,
+    /// Soft interrupts.
+    pub softirq: f64,
+    /// Hard interrupts.
+    pub irq: f64,
+    /// User (+nice).
+    pub user: f64,
+    /// System.
+    pub system: f64,
+}
+
+impl Series {
+    /// Seconds between the first and the last sample.
+    pub fn elapsed(&self) -> f64 {
+        match (self.samples.first(), self.samples.last()) {
+            (Some(a), Some(b)) => (b.t - a.t).max(0.0),
+            _ => 0.0,
+        }
+    }
+
+    /// Whether there are two samples to compare.
+    pub fn usable(&self) -> bool {
+        self.samples.len() >= 2 && self.elapsed() > 0.0
+    }
+
+    fn ends(&self) -> Option<(&super::sample::Sample, &super::sample::Sample)> {
+        if !self.usable() {
+            return None;
+        }
+        Some((self.samples.first()?, self.samples.last()?))
+    }
+
+    /// Change of a MIB counter, when both ends have it.
+    pub fn mib_delta(&self, key: &str) -> Option<u64> {
+        let (a, b) = self.ends()?;
+        Some(b.mib.get(key)?.saturating_sub(*a.mib.get(key)?))
+    }
+
+    /// Change of a NIC counter, when both ends have it.
+    pub fn nic_delta(&self, key: &str) -> Option<u64> {
+        let (a, b) = self.ends()?;
+        Some(b.nic.get(key)?.saturating_sub(*a.nic.get(key)?))
+    }
+
+    /// Per-CPU shares over the watch.
+    pub fn cpu_shares(&self) -> Vec<CpuShare> {
+        let Some((a, b)) = self.ends() else { return Vec::new() };
+        b.cpus
+            .iter()
+            .enumerate()
+            .filter_map(|(cpu, end)| {
+                let d = end.since(a.cpus.get(cpu).unwrap_or(&CpuTimes::default()));
+                let total = d.total() as f64;
+                (total > 0.0).then(|| CpuShare {
+                    cpu,
+                    busy: d.busy() as f64 / total,
+                    softirq: d.softirq as f64 / total,
+                    irq: d.irq as f64 / total,
+                    user: d.user as f64 / total,
+                    system: d.system as f64 / total,
+                })
+            })
+            .collect()
+    }
+
+    /// The process's own CPU (all threads) as a fraction of one CPU.
+    pub fn own_cpu(&self) -> Option<f64> {
+        let (a, b) = self.ends()?;
+        let ((au, as_), (bu, bs)) = (a.own_cpu?, b.own_cpu?);
+        let ticks = (bu + bs).saturating_sub(au + as_) as f64;
+        Some(ticks / self.hz.max(1) as f64 / self.elapsed())
+    }
+
+    /// Each CPU's part of the host's `NET_RX` softirqs over the watch (0–1).
+    pub fn net_rx_split(&self) -> Vec<f64> {
+        let Some((a, b)) = self.ends() else { return Vec::new() };
+        let d: Vec<u64> =
+            b.net_rx.iter().enumerate().map(|(i, v)| v.saturating_sub(*a.net_rx.get(i).unwrap_or(&0))).collect();
+        let sum: u64 = d.iter().sum();
+        if sum == 0 {
+            return Vec::new();
+        }
+        d.iter().map(|v| *v as f64 / sum as f64).collect()
+    }
+
+    /// Softnet backlog drops and time squeezes over the watch (all CPUs).
+    pub fn softnet_delta(&self) -> Option<(u64, u64)> {
+        let (a, b) = self.ends()?;
+        if b.softnet.is_empty() {
+            return None;
+        }
+        let sum = |s: &super::sample::Sample| {
+            s.softnet.iter().fold((0u64, 0u64), |(d, q), r| (d + r.dropped, q + r.time_squeeze))
+        };
+        let ((ad, aq), (bd, bq)) = (sum(a), sum(b));
+        Some((bd.saturating_sub(ad), bq.saturating_sub(aq)))
+    }
+
+    /// Whether RPS is off on every receive queue of the interface (unknown → `None`).
+    pub fn rps_off(&self) -> Option<bool> {
+        if self.rps_cpus.is_empty() {
+            return None;
+        }
+        Some(self.rps_cpus.iter().all(|m| crate::read::procfs::mask_is_zero(m)))
+    }
+}

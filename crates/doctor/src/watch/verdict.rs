@@ -1,0 +1,172 @@
+//! The verdict's shape, and what the rules are given: one direction's figures from the test's
+//! outcome, and each host's series (with its static facts).
+//!
+//! The JSON form is the contract the suite, the client's `-J` and the docs show:
+//! `{"limit": id, "side": "client"|"server"|"path", "evidence": [...], "fix": [...], "also": [...]}`.
+
+use serde::{Deserialize, Serialize};
+
+use super::sample::Series;
+
+/// Stable ids of the limits (documented in docs/bottleneck.md; never renamed).
+pub mod ids {
+    /// A NIC's negotiated line rate.
+    pub const LINK: &str = "link";
+    /// A qdisc's rate (tbf, htb).
+    pub const SHAPER: &str = "shaper";
+    /// The USB bus under an adapter.
+    pub const USB_BUS: &str = "usb-bus";
+    /// Real retransmits or UDP loss on the path.
+    pub const PATH_LOSS: &str = "path-loss";
+    /// The sender waited for the receiver's TCP window.
+    pub const RECEIVER_WINDOW: &str = "receiver-window";
+    /// The sender waited for its own send buffer.
+    pub const SENDER_BUFFER: &str = "sender-buffer";
+    /// A CPU of the receiver was saturated.
+    pub const RECEIVER_CPU: &str = "receiver-cpu";
+    /// A CPU of the sender was saturated.
+    pub const SENDER_CPU: &str = "sender-cpu";
+    /// The receiving socket dropped data (UDP buffer, TCP receive queue).
+    pub const RECEIVER_SOCKET: &str = "receiver-socket";
+    /// The NIC, its ring or the backlog dropped frames.
+    pub const NIC_DROPS: &str = "nic-drops";
+    /// The disk of a file phase.
+    pub const DISK: &str = "disk";
+    /// Nothing measured explains the rate.
+    pub const UNKNOWN: &str = "unknown";
+}
+
+/// Where a limit sits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    /// The host running the client.
+    Client,
+    /// The host running the server.
+    Server,
+    /// Between them.
+    Path,
+}
+
+/// One limit with the samples that show it and the change that would lift it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Limit {
+    /// A stable id from [`ids`].
+    pub limit: String,
+    /// Where it sits.
+    pub side: Side,
+    /// What was measured, with figures.
+    pub evidence: Vec<String>,
+    /// Commands or settings that lift it, and how to verify.
+    pub fix: Vec<String>,
+    /// Ordering key (0–1): how completely this limit explains the rate. Not shown in text.
+    #[serde(skip)]
+    pub strength: f64,
+}
+
+/// Retransmits split by what the DSACK counters say about them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RetransmitSplit {
+    /// The sender's retransmits.
+    pub total: u64,
+    /// Of those, later reported by the receiver as duplicates (spurious: reordering or an
+    /// early timer, not loss).
+    pub spurious: u64,
+    /// `total - spurious`: segments that were really lost.
+    pub real: u64,
+}
+
+/// The verdict of one direction.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// `client→server` or `server→client`.
+    pub direction: String,
+    /// The strongest limit.
+    #[serde(flatten)]
+    pub main: Limit,
+    /// Other limits that competed, strongest first.
+    pub also: Vec<Limit>,
+    /// Retransmits, real vs spurious (TCP senders only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retransmits: Option<RetransmitSplit>,
+    /// Whether the far host's samples were seen (a wireperf server sends them; stock iperf3
+    /// does not).
+    pub far_side_seen: bool,
+    /// What could not be checked, and why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_checked: Vec<String>,
+}
+
+/// One direction of a finished test, as the outcome reports it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Direction {
+    /// The client sends in this direction.
+    pub client_sends: bool,
+    /// UDP (else TCP).
+    pub udp: bool,
+    /// Seconds of the test.
+    pub seconds: f64,
+    /// Bytes the receiver got.
+    pub received_bytes: u64,
+    /// Receiver's rate, bit/s.
+    pub bits_per_second: f64,
+    /// TCP: the sender's retransmits.
+    pub retransmits: Option<u64>,
+    /// TCP sender's TCP_INFO: time with data in flight, µs (summed over streams).
+    pub busy_us: Option<u64>,
+    /// … time limited by the receiver's window, µs.
+    pub rwnd_limited_us: Option<u64>,
+    /// … time limited by its send buffer, µs.
+    pub sndbuf_limited_us: Option<u64>,
+    /// UDP: datagrams lost, as the receiver counts them.
+    pub udp_lost: Option<u64>,
+    /// UDP: datagrams the sender sent.
+    pub udp_packets: Option<u64>,
+    /// UDP: datagrams the receiving socket dropped (SO_RXQ_OVFL), when the receiver reports it.
+    pub socket_drops: Option<u64>,
+    /// A file phase: the disk's own rate for this direction (read or write), bit/s.
+    pub disk_bps: Option<f64>,
+}
+
+impl Direction {
+    /// `client→server` or `server→client`.
+    pub fn label(&self) -> &'static str {
+        if self.client_sends { "client→server" } else { "server→client" }
+    }
+
+    /// The sending and receiving sides.
+    pub fn sender_receiver(&self) -> (Side, Side) {
+        if self.client_sends { (Side::Client, Side::Server) } else { (Side::Server, Side::Client) }
+    }
+}
+
+/// Both hosts' series; `None` when that host was not watched (a stock iperf3 peer).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Hosts<'a> {
+    /// The client host.
+    pub client: Option<&'a Series>,
+    /// The server host.
+    pub server: Option<&'a Series>,
+}
+
+impl<'a> Hosts<'a> {
+    /// The series of `side` (`Path` has none).
+    pub fn of(&self, side: Side) -> Option<&'a Series> {
+        match side {
+            Side::Client => self.client,
+            Side::Server => self.server,
+            Side::Path => None,
+        }
+    }
+}
+
+impl Side {
+    /// `client`, `server`, `path`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::Client => "client",
+            Side::Server => "server",
+            Side::Path => "path",
+        }
+    }
+}

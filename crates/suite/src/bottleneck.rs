@@ -1,0 +1,288 @@
+//! The bottleneck finder wired to a test: start a watch of this host before a test, turn the
+//! finished report into per-direction figures, and ask the doctor's rules for a verdict per
+//! direction (with the far host's series when a wireperf server sent one).
+//!
+//! Shared by the client's `--why`, the suite's phases and selftest, so the figures a verdict
+//! reads come from one place: the `end` object of the client's report.
+
+use std::net::{IpAddr, ToSocketAddrs};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use wireperf_doctor::watch::{self, Direction, Hosts, Series, Verdict, Watch, WatchConfig};
+use wireperf_engine::{Event, Observer, ServerOutput};
+use wireperf_protocol::schema::{End, Summary, TestReport};
+
+/// What a wireperf server returns under `wireperf_watch`: its host's series, and its TCP
+/// senders' TCP_INFO "limited-by" times (a client cannot read the far sender's TCP_INFO).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WatchReply {
+    /// The server host's samples.
+    pub series: Series,
+    /// The server's sending streams, summed (absent when it did not send TCP).
+    pub tcp_sender: Option<SenderLimits>,
+}
+
+/// TCP_INFO "limited-by" times of a host's sending streams, summed, µs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SenderLimits {
+    /// Time with data in flight.
+    pub busy_us: u64,
+    /// Waiting for the receiver's window.
+    pub rwnd_limited_us: u64,
+    /// Waiting for the send buffer.
+    pub sndbuf_limited_us: u64,
+}
+
+/// Starts watching this host for a test to or from `peer` (the interface is the route's).
+/// `None` when the watcher thread cannot start; the caller then reports that nothing was seen.
+pub fn start_watch(peer: Option<IpAddr>, interval: Duration) -> Option<Watch> {
+    let iface = peer.and_then(wireperf_doctor::interface_for);
+    let facts = watch::facts::read_live(iface.as_deref());
+    let mut cfg = WatchConfig::live(iface, interval);
+    cfg.facts = facts;
+    Watch::start(cfg).ok()
+}
+
+/// The sending streams' limited-by times in `end`, summed over the streams whose sender is
+/// this host sending in `local_sends` direction.
+pub fn sender_limits(end: &End, local_sends: bool) -> Option<SenderLimits> {
+    let mut out: Option<SenderLimits> = None;
+    for s in end.streams.iter().filter_map(|s| s.sender.as_ref()).filter(|s| s.sender == local_sends) {
+        let Some(busy) = s.busy_time_us else { continue };
+        let o = out.get_or_insert_with(SenderLimits::default);
+        o.busy_us += busy;
+        o.rwnd_limited_us += s.rwnd_limited_us.unwrap_or(0);
+        o.sndbuf_limited_us += s.sndbuf_limited_us.unwrap_or(0);
+    }
+    out
+}
+
+/// The directions of a client's report with the figures the rules read. `server_sender` are
+/// the far sender's TCP_INFO times from its watch reply.
+pub fn directions(report: &TestReport, server_sender: Option<SenderLimits>) -> Vec<Direction> {
+    let end = &report.end;
+    let udp = report.start.test_start.as_ref().is_some_and(|t| t.protocol == "UDP");
+    let reverse = report.start.test_start.as_ref().is_some_and(|t| t.reverse != 0);
+    let bidir = end.sum_sent_bidir_reverse.is_some() || end.sum_bidir_reverse.is_some();
+    let mut out = Vec::new();
+    let forward = (end.sum.as_ref(), end.sum_sent.as_ref(), end.sum_received.as_ref());
+    if bidir {
+        out.push(direction(true, udp, forward, end, server_sender));
+        let back = (
+            end.sum_bidir_reverse.as_ref(),
+            end.sum_sent_bidir_reverse.as_ref(),
+            end.sum_received_bidir_reverse.as_ref(),
+        );
+        out.push(direction(false, udp, back, end, server_sender));
+    } else {
+        out.push(direction(!reverse, udp, forward, end, server_sender));
+    }
+    out.into_iter().flatten().collect()
+}
+
+fn direction(
+    client_sends: bool,
+    udp: bool,
+    (sum, sent, received): (Option<&Summary>, Option<&Summary>, Option<&Summary>),
+    end: &End,
+    server_sender: Option<SenderLimits>,
+) -> Option<Direction> {
+    let received = received?;
+    let limits = if client_sends { sender_limits(end, true) } else { server_sender };
+    let mut d = Direction {
+        client_sends,
+        udp,
+        seconds: received.seconds,
+        received_bytes: received.bytes,
+        bits_per_second: received.bits_per_second,
+        ..Default::default()
+    };
+    if udp {
+        let s = sum.unwrap_or(received);
+        d.udp_lost = s.lost_packets.and_then(|v| u64::try_from(v).ok());
+        d.udp_packets = sent.and_then(|s| s.packets).or(s.packets).and_then(|v| u64::try_from(v).ok());
+        d.socket_drops = s.receiver_socket_drops.or(received.receiver_socket_drops);
+    } else {
+        d.retransmits = sent.and_then(|s| s.retransmits);
+        if let Some(l) = limits {
+            d.busy_us = Some(l.busy_us);
+            d.rwnd_limited_us = Some(l.rwnd_limited_us);
+            d.sndbuf_limited_us = Some(l.sndbuf_limited_us);
+        }
+    }
+    Some(d)
+}
+
+/// Reads a server's `wireperf_watch` value; `None` when it is not one (a newer or older
+/// wireperf: the client then reports that the far side was not seen, never fails).
+pub fn parse_reply(v: &Value) -> Option<WatchReply> {
+    serde_json::from_value(v.clone()).ok()
+}
+
+/// One verdict per direction of `report`.
+pub fn verdicts(report: &TestReport, client: Option<&Series>, server: Option<&WatchReply>) -> Vec<Verdict> {
+    let hosts = Hosts { client, server: server.map(|r| &r.series) };
+    directions(report, server.and_then(|r| r.tcp_sender)).iter().map(|d| watch::diagnose(d, hosts)).collect()
+}
+
+/// The server's IP address as a client will reach it (the first resolved one).
+pub fn peer_ip(host: &str, port: u16) -> Option<IpAddr> {
+    (host.trim_matches(|c| c == '[' || c == ']'), port).to_socket_addrs().ok()?.next().map(|a| a.ip())
+}
+
+/// Client side: forwards every event to `inner` and keeps the server's watch reply.
+pub struct PeerWatch<'a> {
+    inner: &'a mut dyn Observer,
+    /// The server's `wireperf_watch` value, when it sent one.
+    pub reply: Option<Value>,
+}
+
+impl<'a> PeerWatch<'a> {
+    /// Wraps `inner`.
+    pub fn new(inner: &'a mut dyn Observer) -> Self {
+        Self { inner, reply: None }
+    }
+
+    /// The reply read as a [`WatchReply`].
+    pub fn far(&self) -> Option<WatchReply> {
+        self.reply.as_ref().and_then(parse_reply)
+    }
+}
+
+impl Observer for PeerWatch<'_> {
+    fn event(&mut self, ev: Event<'_>) {
+        self.inner.event(ev);
+    }
+
+    fn server_output(&mut self) -> Option<ServerOutput> {
+        self.inner.server_output()
+    }
+
+    fn peer_watch(&mut self, watch: &Value) {
+        self.reply = Some(watch.clone());
+    }
+}
+
+/// Server side: samples this host from the start of a test to its end, and returns the
+/// series to a client that asked (`wireperf_watch`). Sampling is a few procfs reads per
+/// second on its own thread; the interface facts (which run `tc`/`ethtool`) are read only
+/// when a client asked.
+pub struct ServerWatch {
+    inner: Box<dyn Observer + Send>,
+    peer: Option<IpAddr>,
+    watch: Option<Watch>,
+    series: Option<Series>,
+    sender: Option<SenderLimits>,
+}
+
+impl ServerWatch {
+    /// Wraps the server's output observer for one test.
+    pub fn new(inner: Box<dyn Observer + Send>) -> Self {
+        Self { inner, peer: None, watch: None, series: None, sender: None }
+    }
+}
+
+impl Observer for ServerWatch {
+    fn event(&mut self, ev: Event<'_>) {
+        match &ev {
+            Event::Accepted { host, .. } => self.peer = host.parse().ok(),
+            Event::TestStart(_) if self.watch.is_none() => {
+                let iface = self.peer.and_then(wireperf_doctor::interface_for);
+                self.watch = Watch::start(WatchConfig::live(iface, Duration::from_secs(1))).ok();
+            }
+            Event::End(r) => {
+                self.series = self.watch.take().map(Watch::stop);
+                self.sender = sender_limits(&r.end, true);
+            }
+            _ => {}
+        }
+        self.inner.event(ev);
+    }
+
+    fn server_output(&mut self) -> Option<ServerOutput> {
+        self.inner.server_output()
+    }
+
+    fn watch_results(&mut self) -> Option<Value> {
+        let mut series = self.series.take()?;
+        series.facts = watch::facts::read_live(series.iface.as_deref());
+        serde_json::to_value(WatchReply { series, tcp_sender: self.sender }).ok()
+    }
+}
+
+impl Drop for ServerWatch {
+    fn drop(&mut self) {
+        // A test that failed before its end: stop the sampler thread.
+        if let Some(w) = self.watch.take() {
+            w.stop();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wireperf_protocol::schema::{EndStream, TestStart};
+
+    fn report(reverse: i32, protocol: &str) -> TestReport {
+        let mut r = TestReport::default();
+        r.start.test_start = Some(TestStart { protocol: protocol.into(), reverse, ..Default::default() });
+        r
+    }
+
+    #[test]
+    fn tcp_upload_reads_the_local_senders_tcp_info() {
+        let mut r = report(0, "TCP");
+        let snd = Summary {
+            sender: true,
+            retransmits: Some(7),
+            busy_time_us: Some(1_000_000),
+            rwnd_limited_us: Some(600_000),
+            sndbuf_limited_us: Some(0),
+            ..Default::default()
+        };
+        r.end.streams = vec![EndStream { sender: Some(snd.clone()), ..Default::default() }; 2];
+        r.end.sum_sent = Some(Summary { retransmits: Some(7), ..Default::default() });
+        r.end.sum_received = Some(Summary { bytes: 1000, bits_per_second: 4000.0, seconds: 2.0, ..Default::default() });
+        let d = directions(&r, None);
+        assert_eq!(d.len(), 1);
+        assert!(d[0].client_sends && !d[0].udp);
+        assert_eq!(d[0].retransmits, Some(7));
+        assert_eq!((d[0].busy_us, d[0].rwnd_limited_us), (Some(2_000_000), Some(1_200_000)));
+    }
+
+    #[test]
+    fn download_takes_the_far_senders_limits_from_its_reply() {
+        let mut r = report(1, "TCP");
+        r.end.sum_received = Some(Summary::default());
+        let far = SenderLimits { busy_us: 10, rwnd_limited_us: 9, sndbuf_limited_us: 0 };
+        let d = directions(&r, Some(far));
+        assert!(!d[0].client_sends);
+        assert_eq!(d[0].rwnd_limited_us, Some(9));
+        assert_eq!(directions(&r, None)[0].busy_us, None);
+    }
+
+    #[test]
+    fn udp_reads_loss_and_socket_drops() {
+        let mut r = report(0, "UDP");
+        r.end.sum = Some(Summary {
+            lost_packets: Some(30),
+            packets: Some(1000),
+            receiver_socket_drops: Some(25),
+            ..Default::default()
+        });
+        r.end.sum_sent = Some(Summary { packets: Some(1000), ..Default::default() });
+        r.end.sum_received = Some(Summary { packets: Some(970), ..Default::default() });
+        let d = &directions(&r, None)[0];
+        assert_eq!((d.udp_lost, d.udp_packets, d.socket_drops), (Some(30), Some(1000), Some(25)));
+    }
+
+    #[test]
+    fn a_foreign_watch_value_is_not_a_reply() {
+        assert!(parse_reply(&serde_json::json!({"series": 5})).is_none());
+        let ok = serde_json::to_value(WatchReply::default()).unwrap();
+        assert_eq!(parse_reply(&ok), Some(WatchReply::default()));
+    }
+}
