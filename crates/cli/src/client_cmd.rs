@@ -4,16 +4,66 @@ use crate::iperf::lower::OutputOpts;
 use crate::json_out::JsonObserver;
 use crate::output::Sink;
 use crate::text_out::TextObserver;
-use wireperf_engine::{ClientConfig, Observer, run_client};
+use std::io::{IsTerminal, Write};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use wireperf_engine::{ClientConfig, Observer, Outcome, run_client, run_client_finishing};
+use wireperf_tui::{Controls, LiveView};
+
+/// Whether `--tui` can take the screen; says why not on stderr when it cannot.
+fn live_view_fits(out: &OutputOpts) -> bool {
+    let why_not = if out.json {
+        Some("-J output")
+    } else if out.debug {
+        Some("-d writes to the terminal")
+    } else if !std::io::stdout().is_terminal() {
+        Some("stdout is not a terminal")
+    } else {
+        None
+    };
+    if let Some(why) = why_not {
+        eprintln!("wireperf: --tui ignored ({why}); plain output");
+    }
+    why_not.is_none()
+}
+
+/// Runs the test under the live view: its quit key ends the test as if time were up, a second
+/// one (or SIGTERM) interrupts it. The terminal is restored before this returns.
+fn run_live(cfg: &ClientConfig, obs: Box<dyn Observer + Send>, interrupt: &Arc<AtomicBool>) -> Outcome {
+    let controls = Controls { finish: Arc::new(AtomicBool::new(false)), interrupt: Arc::clone(interrupt) };
+    let view = match LiveView::start(controls.clone()) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("wireperf: --tui unavailable ({e}); plain output");
+            let mut obs = obs;
+            return run_client(cfg, obs.as_mut(), interrupt);
+        }
+    };
+    let mut live_obs = view.observer(obs);
+    let outcome = run_client_finishing(cfg, &mut live_obs, interrupt, &controls.finish);
+    drop(live_obs);
+    if let Err(e) = view.close() {
+        eprintln!("wireperf: warning - live view: {e}");
+    }
+    outcome
+}
 
 /// Runs the client; returns the exit status. `save` is the history database to store the run
-/// in (`Some(None)`: the default one; `None`: `--no-save`).
-pub fn run(cfg: &ClientConfig, out: &OutputOpts, save: Option<Option<&std::path::Path>>) -> i32 {
-    let sink = match Sink::open(out.logfile.as_deref(), out.timestamps.clone(), out.forceflush) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("wireperf: error - unable to open log file: {e}");
-            return 1;
+/// in (`Some(None)`: the default one; `None`: `--no-save`). `tui` asks for the live view.
+pub fn run(cfg: &ClientConfig, out: &OutputOpts, save: Option<Option<&std::path::Path>>, tui: bool) -> i32 {
+    let live = tui && live_view_fits(out);
+    // In the live view the text output waits in memory and is printed when the screen is back
+    // (a log file gets it as it comes, as without the view).
+    let (sink, captured) = if live && out.logfile.is_none() {
+        let (s, c) = Sink::memory(out.timestamps.clone());
+        (s, Some(c))
+    } else {
+        match Sink::open(out.logfile.as_deref(), out.timestamps.clone(), out.forceflush) {
+            Ok(s) => (s, None),
+            Err(e) => {
+                eprintln!("wireperf: error - unable to open log file: {e}");
+                return 1;
+            }
         }
     };
     let interrupt = crate::signals::interrupt_flag();
@@ -23,7 +73,12 @@ pub fn run(cfg: &ClientConfig, out: &OutputOpts, save: Option<Option<&std::path:
         Box::new(TextObserver::client(sink.clone(), out, &cfg.params))
     };
     let mut obs = crate::debug_out::wrap(inner, out.debug);
-    let outcome = run_client(cfg, obs.as_mut(), &interrupt);
+    let outcome = if live { run_live(cfg, obs, &interrupt) } else { run_client(cfg, obs.as_mut(), &interrupt) };
+    if let Some(c) = captured {
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(&c.take());
+        let _ = stdout.flush();
+    }
     let code = match &outcome.error {
         None => 0,
         Some(e) => {
