@@ -5,20 +5,83 @@ use crate::json_out::JsonObserver;
 use crate::output::Sink;
 use crate::text_out::TextObserver;
 use crate::why;
+use std::io::{IsTerminal, Write};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 use wireperf_doctor::watch::Watch;
-use wireperf_engine::{ClientConfig, Observer, run_client};
-use wireperf_suite::bottleneck::{self, PeerWatch};
+use wireperf_engine::{ClientConfig, Observer, Outcome, run_client, run_client_finishing};
+use wireperf_suite::bottleneck::{self, PeerWatch, WatchReply};
+use wireperf_tui::{Controls, LiveView};
+
+/// Whether `--tui` can take the screen; says why not on stderr when it cannot.
+fn live_view_fits(out: &OutputOpts) -> bool {
+    let why_not = if out.json {
+        Some("-J output")
+    } else if out.debug {
+        Some("-d writes to the terminal")
+    } else if !std::io::stdout().is_terminal() {
+        Some("stdout is not a terminal")
+    } else {
+        None
+    };
+    if let Some(why) = why_not {
+        eprintln!("wireperf: --tui ignored ({why}); plain output");
+    }
+    why_not.is_none()
+}
+
+/// Runs the test under the live view: its quit key ends the test as if time were up, a second
+/// one (or SIGTERM) interrupts it. The terminal is restored before this returns.
+fn run_live(
+    cfg: &ClientConfig,
+    obs: Box<dyn Observer + Send>,
+    interrupt: &Arc<AtomicBool>,
+) -> (Outcome, Option<WatchReply>) {
+    let controls = Controls { finish: Arc::new(AtomicBool::new(false)), interrupt: Arc::clone(interrupt) };
+    let view = match LiveView::start(controls.clone()) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("wireperf: --tui unavailable ({e}); plain output");
+            let mut obs = obs;
+            return run_plain(cfg, obs.as_mut(), interrupt);
+        }
+    };
+    let mut live_obs = view.observer(obs);
+    let mut peer = PeerWatch::new(&mut live_obs);
+    let outcome = run_client_finishing(cfg, &mut peer, interrupt, &controls.finish);
+    let far = peer.far();
+    drop(live_obs);
+    if let Err(e) = view.close() {
+        eprintln!("wireperf: warning - live view: {e}");
+    }
+    (outcome, far)
+}
+
+/// Runs the test with plain output; the far side's watch samples come back with it.
+fn run_plain(cfg: &ClientConfig, obs: &mut dyn Observer, interrupt: &AtomicBool) -> (Outcome, Option<WatchReply>) {
+    let mut peer = PeerWatch::new(obs);
+    let outcome = run_client(cfg, &mut peer, interrupt);
+    (outcome, peer.far())
+}
 
 /// Runs the client; returns the exit status. `save` is the history database to store the run
 /// in (`Some(None)`: the default one; `None`: `--no-save`). `why` (`--why`) watches the hosts
-/// and prints the bottleneck of each direction after the summary.
-pub fn run(cfg: &ClientConfig, out: &OutputOpts, save: Option<Option<&std::path::Path>>, why: bool) -> i32 {
-    let sink = match Sink::open(out.logfile.as_deref(), out.timestamps.clone(), out.forceflush) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("wireperf: error - unable to open log file: {e}");
-            return 1;
+/// and prints the bottleneck of each direction after the summary; `tui` asks for the live view.
+pub fn run(cfg: &ClientConfig, out: &OutputOpts, save: Option<Option<&std::path::Path>>, why: bool, tui: bool) -> i32 {
+    let live = tui && live_view_fits(out);
+    // In the live view the text output waits in memory and is printed when the screen is back
+    // (a log file gets it as it comes, as without the view).
+    let (sink, captured) = if live && out.logfile.is_none() {
+        let (s, c) = Sink::memory(out.timestamps.clone());
+        (s, Some(c))
+    } else {
+        match Sink::open(out.logfile.as_deref(), out.timestamps.clone(), out.forceflush) {
+            Ok(s) => (s, None),
+            Err(e) => {
+                eprintln!("wireperf: error - unable to open log file: {e}");
+                return 1;
+            }
         }
     };
     let interrupt = crate::signals::interrupt_flag();
@@ -28,13 +91,18 @@ pub fn run(cfg: &ClientConfig, out: &OutputOpts, save: Option<Option<&std::path:
         Box::new(TextObserver::client(sink.clone(), out, &cfg.params))
     };
     let mut output = crate::debug_out::wrap(inner, out.debug);
-    let mut obs = PeerWatch::new(output.as_mut());
     let interval = cfg.interval.unwrap_or(Duration::from_secs(1));
     let watch = if why { bottleneck::start_watch(bottleneck::peer_ip(&cfg.host, cfg.port), interval) } else { None };
-    let outcome = run_client(cfg, &mut obs, &interrupt);
+    let (outcome, far) =
+        if live { run_live(cfg, output, &interrupt) } else { run_plain(cfg, output.as_mut(), &interrupt) };
     let local = watch.map(Watch::stop);
-    let verdicts = (why && outcome.error.is_none())
-        .then(|| bottleneck::verdicts(&outcome.report, local.as_ref(), obs.far().as_ref()));
+    if let Some(c) = captured {
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(&c.take());
+        let _ = stdout.flush();
+    }
+    let verdicts =
+        (why && outcome.error.is_none()).then(|| bottleneck::verdicts(&outcome.report, local.as_ref(), far.as_ref()));
     let code = match &outcome.error {
         None => 0,
         Some(e) => {

@@ -10,8 +10,9 @@
 //! - `iperf/` — iperf3 mode: flags, the role check derived from them (`roles.rs`), the pure
 //!   lowering (`lower*.rs`, `tos.rs`), its file and terminal I/O (`files.rs`, `auth.rs`).
 //! - `client_cmd.rs` / `server_cmd.rs` — running an iperf3-mode client or server: events to
-//!   `text_out.rs`, `json_out.rs` or `debug_out.rs` through `output.rs`; `server_log.rs` is the
-//!   operator's one-line log.
+//!   `text_out.rs`, `json_out.rs` or `debug_out.rs` through `output.rs` (`--tui`: under the
+//!   `wireperf-tui` live view, text kept in memory until the screen is back); `server_log.rs` is
+//!   the operator's one-line log.
 //! - `iperf2/` — `--iperf2`: iperf 2's own flag set, lowered into the iperf2 crate's test.
 //! - `suite/` — `wireperf suite`: flags, run and save, `render.rs` the text result.
 //! - `selftest/` — `wireperf selftest`: the suite against an in-process server, plus the doctor.
@@ -20,7 +21,7 @@
 //!   `wireperf_exporter::ExporterConfig`.
 //! - `report_cmd.rs` — `wireperf report`: stored runs to HTML or SVG. `manual.rs` — `wireperf
 //!   completions` and `wireperf man`, generated from the same clap definitions.
-//! - `progress.rs` — the live progress line of suite and selftest. `signals.rs` — Ctrl-C.
+//! - `progress.rs` — the live progress line (`indicatif`) of suite and selftest. `signals.rs` — Ctrl-C.
 //! - `server_metrics.rs` — `-s --metrics`: the exporter's counters, or a clear refusal in a
 //!   build without the `exporter` feature.
 //!

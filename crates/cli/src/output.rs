@@ -26,6 +26,14 @@ impl Sink {
         Ok(Self { inner: Arc::new(Mutex::new(Inner { out, timestamps, forceflush })) })
     }
 
+    /// A sink that keeps everything in memory until [`Captured::take`]: the text output of a
+    /// test shown in the live view, printed once the terminal is back.
+    pub fn memory(timestamps: Option<String>) -> (Self, Captured) {
+        let buf = Captured::default();
+        let out: Box<dyn Write + Send> = Box::new(buf.clone());
+        (Self { inner: Arc::new(Mutex::new(Inner { out, timestamps, forceflush: false })) }, buf)
+    }
+
     /// Writes text made of whole lines, prefixing each with the timestamp and `prefix`.
     pub fn lines(&self, text: &str, prefix: Option<&str>) {
         if text.is_empty() {
@@ -64,6 +72,28 @@ impl Sink {
         if let Ok(mut g) = self.inner.lock() {
             let _ = g.out.flush();
         }
+    }
+}
+
+/// The bytes written to a [`Sink::memory`].
+#[derive(Clone, Default)]
+pub struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Captured {
+    /// Everything written so far, leaving the buffer empty.
+    pub fn take(&self) -> Vec<u8> {
+        self.0.lock().map(|mut g| std::mem::take(&mut *g)).unwrap_or_default()
+    }
+}
+
+impl Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.lock().map_err(|_| io::Error::other("capture buffer poisoned"))?.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }
 

@@ -1,24 +1,34 @@
-//! Live progress for long-running commands (the suite): an in-place line with a sparkline on a
-//! terminal, plain lines when stdout is a pipe or a file.
+//! Live progress for long-running commands (the suite, selftest): one `indicatif` line on a
+//! terminal (phase, a bar over the phase's seconds, the latest rate), plain lines when stderr is
+//! not a terminal.
+//!
+//! A one-line bar rather than the full-screen view: the suite's phases are short, of several
+//! kinds (iperf3, iperf 2, disk), and its report is what the user reads afterwards; a bar on
+//! stderr keeps the scroll-back and the report on stdout untouched.
 
-use std::io::{IsTerminal, Write};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
 use wireperf_report::units::format_unit;
 use wireperf_suite::{Phase, PhaseResult, Progress};
 
-const SPARKS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
-
 /// Draws progress on stderr when it is a terminal, else prints plain lines on stdout.
 pub struct LiveProgress {
-    tty: bool,
+    /// The bar, when stderr is a terminal and output is not quiet.
+    bar: Option<ProgressBar>,
     quiet: bool,
     secs: u32,
-    samples: Vec<f64>,
 }
+
+const TEMPLATE: &str = "{prefix:<9} [{bar:30}] {pos:>3}/{len} s  {msg}";
 
 impl LiveProgress {
     /// `quiet` suppresses everything (JSON output).
     pub fn new(quiet: bool) -> Self {
-        Self { tty: std::io::stderr().is_terminal(), quiet, secs: 0, samples: Vec::new() }
+        let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
+            let style = ProgressStyle::with_template(TEMPLATE).unwrap_or_else(|_| ProgressStyle::default_bar());
+            ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()).with_style(style.progress_chars("=> "))
+        });
+        Self { bar, quiet, secs: 0 }
     }
 }
 
@@ -26,40 +36,27 @@ fn rate(bps: f64) -> String {
     format!("{}s/sec", format_unit(bps / 8.0, 'a'))
 }
 
-/// A sparkline of the samples scaled to their maximum.
-pub fn sparkline(samples: &[f64]) -> String {
-    let max = samples.iter().copied().fold(0.0, f64::max);
-    samples
-        .iter()
-        .map(|&s| if max > 0.0 { SPARKS[((s / max) * 7.0).round().clamp(0.0, 7.0) as usize] } else { SPARKS[0] })
-        .collect()
-}
-
 impl Progress for LiveProgress {
     fn phase_start(&mut self, phase: Phase, secs: u32) {
         self.secs = secs;
-        self.samples.clear();
-        if self.quiet {
-            return;
-        }
-        if self.tty {
-            eprint!("\r\x1b[2K{:<9} connecting…", phase.name());
-            let _ = std::io::stderr().flush();
+        if let Some(b) = &self.bar {
+            b.reset();
+            b.set_length(u64::from(secs));
+            b.set_prefix(phase.name());
+            b.set_message("connecting…");
         }
     }
 
     fn interval(&mut self, phase: Phase, elapsed: f64, bps: f64) {
-        self.samples.push(bps);
         if self.quiet {
             return;
         }
-        let left = (f64::from(self.secs) - elapsed).max(0.0);
-        if self.tty {
-            let tail: Vec<f64> = self.samples.iter().rev().take(30).rev().copied().collect();
-            eprint!("\r\x1b[2K{:<9} {:<30} {:>16}  {:>4.0} s left", phase.name(), sparkline(&tail), rate(bps), left);
-            let _ = std::io::stderr().flush();
-        } else {
-            println!("{:<9} {:>5.1}/{} s {:>16}", phase.name(), elapsed, self.secs, rate(bps));
+        match &self.bar {
+            Some(b) => {
+                b.set_position((elapsed.round().max(0.0) as u64).min(u64::from(self.secs)));
+                b.set_message(rate(bps));
+            }
+            None => println!("{:<9} {:>5.1}/{} s {:>16}", phase.name(), elapsed, self.secs, rate(bps)),
         }
     }
 
@@ -67,42 +64,35 @@ impl Progress for LiveProgress {
         if self.quiet {
             return;
         }
-        if self.tty {
-            eprint!("\r\x1b[2K");
-            let _ = std::io::stderr().flush();
-        }
         if let Some(e) = &r.error {
-            println!("{:<9} failed: {e}", r.phase.name());
+            let line = format!("{:<9} failed: {e}", r.phase.name());
+            match &self.bar {
+                // Printed above the bar, which then goes on with the next phase.
+                Some(b) => b.suspend(|| println!("{line}")),
+                None => println!("{line}"),
+            }
         }
     }
 
     fn note(&mut self, msg: &str) {
-        if !self.quiet {
-            if self.tty {
-                eprint!("\r\x1b[2K{msg}…");
-                let _ = std::io::stderr().flush();
-            } else {
-                println!("{msg}");
+        if self.quiet {
+            return;
+        }
+        match &self.bar {
+            Some(b) => {
+                b.set_prefix("");
+                b.set_length(0);
+                b.set_message(format!("{msg}…"));
             }
+            None => println!("{msg}"),
         }
     }
 }
 
 impl Drop for LiveProgress {
     fn drop(&mut self) {
-        if self.tty && !self.quiet {
-            eprint!("\r\x1b[2K");
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sparkline_scales_to_the_maximum() {
-        assert_eq!(sparkline(&[0.0, 50.0, 100.0]), "▁▅█");
-        assert_eq!(sparkline(&[0.0, 0.0]), "▁▁");
     }
 }

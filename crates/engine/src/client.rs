@@ -32,8 +32,21 @@ const DRAIN_LIMIT: Duration = Duration::from_secs(5);
 /// Never panics on network input; the outcome carries the
 /// report as far as it got and the error, if any. `interrupt` ends the test early (SIGINT).
 pub fn run_client(cfg: &ClientConfig, obs: &mut dyn Observer, interrupt: &AtomicBool) -> Outcome {
+    run_client_finishing(cfg, obs, interrupt, &AtomicBool::new(false))
+}
+
+/// [`run_client`] with a second flag: `finish` ends the test now as if its time were up (the
+/// live view's `q`), so the streams stop, results are exchanged and the summary is complete,
+/// where `interrupt` abandons the test as iperf3's SIGINT does. Inside the `-O` period the end
+/// waits for the period to pass, as a `-t` end does.
+pub fn run_client_finishing(
+    cfg: &ClientConfig,
+    obs: &mut dyn Observer,
+    interrupt: &AtomicBool,
+    finish: &AtomicBool,
+) -> Outcome {
     let mut report = TestReport { start: start::base_start(), ..Default::default() };
-    let error = Client::new(cfg).run(&mut report, obs, interrupt).err();
+    let error = Client::new(cfg).run(&mut report, obs, interrupt, finish).err();
     Outcome { report, error }
 }
 
@@ -62,7 +75,13 @@ impl<'a> Client<'a> {
         }
     }
 
-    fn run(&self, report: &mut TestReport, obs: &mut dyn Observer, interrupt: &AtomicBool) -> Result<(), EngineError> {
+    fn run(
+        &self,
+        report: &mut TestReport,
+        obs: &mut dyn Observer,
+        interrupt: &AtomicBool,
+        finish: &AtomicBool,
+    ) -> Result<(), EngineError> {
         let cfg = self.cfg;
         let mut params = cfg.params.clone();
         obs.event(Event::Connecting { host: &cfg.host, port: cfg.port });
@@ -107,6 +126,8 @@ impl<'a> Client<'a> {
         let mut peer: Option<ExchangeResults> = None;
         let mut cpu_end = None;
         let mut finished: Option<Finished> = None;
+        // Set once the streams run: `finish` before that waits for them.
+        let mut running = false;
         let spec = StreamSpec::from_params(p, cfg.rcv_timeout, cfg.affinity, cfg.send_mode, cfg.file.clone());
         loop {
             // Whatever the session queued (e.g. the parameters after PARAM_EXCHANGE).
@@ -145,6 +166,9 @@ impl<'a> Client<'a> {
             // The clock: end of test first (so the last interval is the final sample), then
             // ticks and the end of omit.
             let now = Instant::now();
+            if running && finish.load(Ordering::Relaxed) && end_at.is_none_or(|e| e > now) {
+                end_at = Some(now);
+            }
             if let Some(r) = run.as_mut() {
                 let ended = t_end.is_none() && end_at.is_some_and(|e| now >= e) && !r.omitting();
                 if ended {
@@ -170,6 +194,7 @@ impl<'a> Client<'a> {
                         let r = run.as_mut().ok_or(EngineError::Timeout("for streams"))?;
                         let now = Instant::now();
                         r.start(now, plan.omit(), &spec, &ctrl.notifier())?;
+                        running = true;
                         if let Some(len) = plan.length() {
                             end_at = Some(now + len);
                         }

@@ -57,7 +57,7 @@ mod summary;
 mod summary_udp;
 pub mod timing;
 
-pub use client::run_client;
+pub use client::{run_client, run_client_finishing};
 pub use config::{ClientConfig, Family, SendMode, ServerConfig};
 pub use error::EngineError;
 pub use event::{Event, Observer, Outcome, ServerOutput};

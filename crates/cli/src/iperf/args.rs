@@ -248,4 +248,8 @@ pub struct IperfArgs {
     /// ~/.local/share/wireperf/history.sqlite; wireperf only).
     #[arg(long = "db", value_name = "PATH", group = EITHER_ROLE, help_heading = CLIENT)]
     pub db: Option<std::path::PathBuf>,
+    /// Full-screen live view (chart per stream, retransmits, RTT, cwnd, loss, CPU); p pauses the
+    /// chart, q ends the test. Plain output when stdout is not a terminal or with -J (wireperf only).
+    #[arg(long = "tui", help_heading = "Client specific")]
+    pub tui: bool,
 }

@@ -35,6 +35,7 @@ mod stock_peers;
 mod suite;
 mod suite_lab;
 mod text_layout;
+mod tui;
 mod udp_exact;
 mod udp_interop;
 mod udp_jitter;
