@@ -22,6 +22,7 @@ mod lab;
 mod manual;
 mod options;
 mod params;
+mod peers;
 mod regression;
 mod report;
 mod robustness;
