@@ -57,6 +57,7 @@ fn lab_udp_loss_counts_datagrams_of_gso_packets_that_cross_a_veth_whole() {
         merged += f.nft_datagrams - f.nft_packets;
     }
     assert!(merged > 0, "no dropped nft packet carried more than one datagram: GSO packets did not cross whole");
+}
 
 /// A default `wireperf -s` dropped data connections of a `-P 128` client ("16 connections from
 /// this address are already waiting for a cookie"): its acceptor outran the greeter threads,
