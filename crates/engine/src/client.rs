@@ -116,6 +116,7 @@ impl<'a> Client<'a> {
             start.tcp_mss_default = Some(ctrl_mss);
         }
         start.target_bitrate = Some(p.bandwidth.unwrap_or(0));
+        start.fq_rate = Some(p.fqrate.unwrap_or(0));
 
         let mut session = ClientSession::new(self.cookie, p);
         ctrl.send(&session.take_output())?;
@@ -276,7 +277,7 @@ impl<'a> Client<'a> {
             report.start.sock_bufsize = Some(u64::from(p.window.unwrap_or(0)));
             note_buffers(&mut report.start, s);
         }
-        report.start.test_start = Some(start::test_start(p));
+        report.start.test_start = Some(start::test_start(p, self.cfg.interval));
         Ok(plan.run(streams, self.cfg.interval))
     }
 }

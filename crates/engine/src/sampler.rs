@@ -30,6 +30,8 @@ pub(crate) struct StreamSampler {
     pub min_rtt: u64,
     rtt_sum: u64,
     rtt_n: u64,
+    /// Reordering events seen at the last sample (cumulative, as iperf3 reports it).
+    reorder: u64,
     /// TCP_INFO "limited-by" times (µs) at the last sample: busy, receive-window limited,
     /// send-buffer limited; and the delivery rate (bytes/s).
     limited: Limited,
@@ -124,6 +126,8 @@ pub(crate) struct StreamTotals {
     pub min_rtt: u64,
     /// Mean of the per-interval RTTs.
     pub mean_rtt: u64,
+    /// Reordering events seen at the last sample.
+    pub reorder: u64,
     /// UDP figures (UDP streams only).
     pub udp: Option<UdpTotals>,
     /// TCP sender: what limited it, from TCP_INFO at the last sample.
@@ -159,6 +163,7 @@ impl StreamSampler {
             min_rtt: 0,
             rtt_sum: 0,
             rtt_n: 0,
+            reorder: 0,
             limited: Limited::default(),
             end_secs: None,
             // At the start every UDP count is zero since the socket was created, including drops
@@ -217,6 +222,8 @@ impl StreamSampler {
                 out.rtt = Some(rtt);
                 out.rttvar = Some(u64::from(ti.rttvar_us));
                 out.pmtu = Some(u64::from(ti.pmtu));
+                out.reorder = Some(u64::from(ti.reord_seen));
+                self.reorder = u64::from(ti.reord_seen);
                 self.max_cwnd = self.max_cwnd.max(cwnd);
                 self.max_wnd = self.max_wnd.max(u64::from(ti.snd_wnd));
                 self.max_rtt = self.max_rtt.max(rtt);
@@ -255,6 +262,7 @@ impl StreamSampler {
             max_rtt: self.max_rtt,
             min_rtt: self.min_rtt,
             mean_rtt: self.rtt_sum.checked_div(self.rtt_n).unwrap_or(0),
+            reorder: self.reorder,
             limited: self.limited,
             udp: s.is_udp().then(|| {
                 let (m, b) = (UdpMark::read(s), self.udp_base);

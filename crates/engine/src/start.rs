@@ -16,8 +16,9 @@ pub(crate) fn base_start() -> Start {
 
 /// The current time as iperf3 prints it: RFC 1123 in GMT, and Unix seconds.
 pub(crate) fn now_timestamp() -> Timestamp {
-    let secs = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
-    Timestamp { time: rfc1123(secs), timesecs: secs }
+    let ms = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0);
+    let secs = ms / 1000;
+    Timestamp { time: rfc1123(secs), timesecs: secs, timemillisecs: Some(ms) }
 }
 
 /// Formats Unix seconds as `Sun, 29 Nov 2026 18:00:41 GMT` (no time-zone database needed:
@@ -54,8 +55,8 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
     (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
-/// `start.test_start` from the parameters.
-pub(crate) fn test_start(p: &TestParams) -> TestStart {
+/// `start.test_start` from the parameters and this side's report interval (`-i`; 0 = none).
+pub(crate) fn test_start(p: &TestParams, interval: Option<std::time::Duration>) -> TestStart {
     TestStart {
         protocol: p.protocol.name().to_string(),
         num_streams: p.parallel,
@@ -67,6 +68,11 @@ pub(crate) fn test_start(p: &TestParams) -> TestStart {
         reverse: i32::from(p.reverse),
         tos: p.tos.unwrap_or(0),
         target_bitrate: p.bandwidth.unwrap_or(0),
+        bidir: Some(i32::from(p.bidirectional)),
+        fqrate: Some(p.fqrate.unwrap_or(0)),
+        interval: Some(interval.map_or(0.0, |i| i.as_secs_f64())),
+        gso: Some(i32::from(p.offload.gso)),
+        gro: Some(i32::from(p.offload.gro)),
     }
 }
 

@@ -54,6 +54,7 @@ fn stream_end(l: &LocalStream, peer: Option<&StreamResult>) -> EndStream {
     if l.sender {
         let sender = Summary {
             retransmits: Some(t.retransmits),
+            reorder: Some(t.reorder),
             max_snd_cwnd: Some(t.max_cwnd),
             max_snd_wnd: Some(t.max_wnd),
             max_rtt: Some(t.max_rtt),
@@ -71,6 +72,8 @@ fn stream_end(l: &LocalStream, peer: Option<&StreamResult>) -> EndStream {
         let mut sender = remote(false);
         if let Some(r) = peer_retr {
             sender.retransmits = Some(r as u64);
+            // The peer's TCP_INFO figures do not cross the results exchange; 3.22 prints 0.
+            sender.reorder = Some(0);
             sender.max_snd_cwnd = Some(0);
             sender.max_snd_wnd = Some(0);
             sender.max_rtt = Some(0);

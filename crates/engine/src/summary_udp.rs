@@ -3,8 +3,8 @@
 //! iperf3 3.12 prints one `udp` object per stream that mixes both halves (the sender's bytes
 //! and time, the receiver's jitter and loss, the sender's datagram count when known) and, per
 //! direction, `sum` (mixed the same way), `sum_sent` and `sum_received`. wireperf prints the
-//! same keys with the same meaning, plus extension keys (`receiver_socket_drops`,
-//! `duplicates`, `sender_drops`) and a `udp_receiver` object with the receiver's own figures
+//! same keys with the same meaning, plus extension keys (`wireperf_receiver_socket_drops`,
+//! `wireperf_duplicates`, `wireperf_sender_drops`) and a `wireperf_udp_receiver` object with the receiver's own figures
 //! (what the text summary's `receiver` line shows).
 //!
 //! Exact loss: the receiver counts which datagrams arrived. Once it knows how many the sender

@@ -157,7 +157,7 @@ fn json_start(low: &Test) -> Start {
     let mut st = Start {
         version: format!("wireperf {} {}", env!("CARGO_PKG_VERSION"), wireperf_protocol::outcome::IPERF2_MODE),
         system_info: wireperf_sys::system_info(),
-        timestamp: Some(Timestamp { time: rfc1123(now), timesecs: now }),
+        timestamp: Some(Timestamp { time: rfc1123(now), timesecs: now, timemillisecs: Some(now * 1000) }),
         ..Start::default()
     };
     if let Test::Client(c) = low {

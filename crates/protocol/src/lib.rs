@@ -43,7 +43,7 @@ mod json_num;
 pub use cookie::Cookie;
 pub use errno::IperfErrno;
 pub use outcome::TestOutcome;
-pub use params::{Protocol, TestParams};
+pub use params::{Protocol, TestParams, UdpOffload};
 pub use results::{ExchangeResults, StreamResult};
 pub use state::State;
 

@@ -1,9 +1,16 @@
 //! The test parameters the client sends after PARAM_EXCHANGE.
 //!
 //! Stock servers test flag keys for *presence* (3.18+: presence of a boolean), so a flag is
-//! emitted only when it is on, never as `false`. Keys are emitted in the order iperf3 3.12
-//! emits them, and unknown keys are ignored on input, as every stock server does.
+//! emitted only when it is on, never as `false`. Keys are emitted in the order iperf3 3.22
+//! emits them (3.12's order with the newer keys in their places), and unknown keys are ignored
+//! on input, as every stock server does.
+//!
+//! Reading follows 3.22's `get_parameters`: every key has a JSON type (`tcp`, `reverse`, …
+//! booleans; `get_server_output`, `zerocopy`, … numbers; `title`, … strings) and a value of
+//! another type is ignored, as 3.18+ ignore it (with a warning), so a sender must get the types
+//! right or silently lose the setting. Each range check answers with 3.22's `i_errno`.
 
+use crate::IperfErrno;
 use crate::json_num::{as_i64, as_u64};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -94,6 +101,10 @@ pub struct TestParams {
     pub authtoken: Option<String>,
     /// Receiver discards payload without copying (`--skip-rx-copy`, 3.19+).
     pub skip_rx_copy: bool,
+    /// Multipath TCP sockets (`-m`, 3.19+).
+    pub mptcp: bool,
+    /// UDP GSO/GRO (`--gsro`, 3.21+): sent with every UDP test by 3.21+ clients.
+    pub offload: UdpOffload,
     /// The client's version string.
     pub client_version: String,
     /// wireperf extension (`wireperf_watch`): the client asks a wireperf server to watch its
@@ -135,25 +146,82 @@ impl Default for TestParams {
             wireperf_watch: false,
             authtoken: None,
             skip_rx_copy: false,
+            mptcp: false,
+            offload: UdpOffload::default(),
             client_version: crate::IPERF_COMPAT_VERSION.to_string(),
         }
+    }
+}
+
+/// The UDP segmentation/receive-offload keys (3.21+). Off is `gso 0, gso_dg_size 0,
+/// gso_bf_size 65507, gro 0, gro_bf_size 65507`, exactly what a 3.22 client sends without
+/// `--gsro`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UdpOffload {
+    /// The sender uses UDP GSO.
+    pub gso: bool,
+    /// Datagram size within a GSO buffer.
+    pub gso_dg_size: u32,
+    /// GSO buffer size (a whole number of datagrams).
+    pub gso_bf_size: u32,
+    /// The receiver uses UDP GRO.
+    pub gro: bool,
+    /// GRO buffer size.
+    pub gro_bf_size: u32,
+}
+
+impl Default for UdpOffload {
+    fn default() -> Self {
+        Self {
+            gso: false,
+            gso_dg_size: 0,
+            gso_bf_size: limits::MAX_UDP_BLOCK,
+            gro: false,
+            gro_bf_size: limits::MAX_UDP_BLOCK,
+        }
+    }
+}
+
+impl UdpOffload {
+    /// What a 3.22 client sends with `--gsro` for datagrams of `len` bytes.
+    pub fn on(len: u32) -> Self {
+        let len = len.max(1);
+        let buf = (limits::MAX_UDP_BLOCK / len).max(1) * len;
+        Self { gso: true, gso_dg_size: len, gso_bf_size: buf, gro: true, gro_bf_size: limits::MAX_UDP_BLOCK }
     }
 }
 
 /// Why a parameters message was refused.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ParamsError {
-    /// Neither `tcp` nor `udp` is present (SCTP is not supported).
+    /// The message is not a JSON object, or names no protocol. Every client names one; 3.22
+    /// would run such a document as TCP with its own defaults, wireperf refuses it.
     #[error("parameters name no supported protocol (need \"tcp\" or \"udp\")")]
     NoProtocol,
-    /// A value is outside the range stock clients can produce.
+    /// The client asked for SCTP, which wireperf does not implement.
+    #[error("the client asked for SCTP, which this server does not support")]
+    Sctp,
+    /// A value is outside the range 3.22 accepts.
     #[error("parameter {key} out of range: {value}")]
     OutOfRange {
         /// The key.
         key: &'static str,
         /// The value as received.
         value: String,
+        /// The code a 3.22 server answers with.
+        i_errno: IperfErrno,
     },
+}
+
+impl ParamsError {
+    /// The `i_errno` a 3.22 server sends for this refusal.
+    pub fn errno(&self) -> IperfErrno {
+        match self {
+            ParamsError::NoProtocol => IperfErrno::RECVPARAMS,
+            ParamsError::Sctp => IperfErrno::NOSCTP,
+            ParamsError::OutOfRange { i_errno, .. } => *i_errno,
+        }
+    }
 }
 
 /// Limits stock clients enforce on their own options; a server applies them to what it is sent
@@ -173,8 +241,14 @@ pub mod limits {
     pub const MIN_UDP_BLOCK: u32 = 16;
     /// Largest socket buffer.
     pub const MAX_WINDOW: u32 = 512 * 1024 * 1024;
-    /// Largest MSS (3.21's limit, the larger of the two releases).
+    /// Largest MSS (3.21+; 3.12 allowed 9216).
     pub const MAX_MSS: u32 = 32_767;
+    /// Largest pacing burst.
+    pub const MAX_BURST: u32 = 1000;
+    /// Largest IPv6 flow label.
+    pub const MAX_FLOWLABEL: u32 = 0xfffff;
+    /// Largest parameters message a 3.22 server reads (`MAX_PARAMS_JSON_STRING`).
+    pub const MAX_PARAMS_JSON: u32 = 8 * 1024;
 }
 
 impl TestParams {
@@ -202,6 +276,9 @@ impl TestParams {
         if self.bidirectional {
             m.insert("bidirectional".into(), json!(true));
         }
+        if self.mptcp {
+            m.insert("mptcp".into(), json!(true));
+        }
         if let Some(w) = self.window {
             m.insert("window".into(), json!(w));
         }
@@ -217,6 +294,14 @@ impl TestParams {
         }
         if let Some(b) = self.burst.filter(|&b| b != 0) {
             m.insert("burst".into(), json!(b));
+        }
+        if self.protocol == Protocol::Udp {
+            let o = &self.offload;
+            m.insert("gso".into(), json!(u8::from(o.gso)));
+            m.insert("gso_dg_size".into(), json!(o.gso_dg_size));
+            m.insert("gso_bf_size".into(), json!(o.gso_bf_size));
+            m.insert("gro".into(), json!(u8::from(o.gro)));
+            m.insert("gro_bf_size".into(), json!(o.gro_bf_size));
         }
         if let Some(t) = self.tos.filter(|&t| t != 0) {
             m.insert("TOS".into(), json!(t));
@@ -256,74 +341,96 @@ impl TestParams {
         Value::Object(m)
     }
 
-    /// Reads a parameters object the way a stock server does, then range-checks it.
+    /// Reads a parameters object the way a 3.22 server does, range checks included.
     ///
-    /// Key lookup is case-insensitive (cJSON's `GetObjectItem` is); flags count as on when
-    /// present with any value, as in 3.12; numbers of the wrong type read as absent.
+    /// Key lookup is case-insensitive (cJSON's `GetObjectItem` is). A flag is on when its key
+    /// is present with the right type (a boolean, even `false`, for `reverse`; a number for
+    /// `get_server_output`); a value of the wrong type reads as absent.
     pub fn from_json(v: &Value) -> Result<Self, ParamsError> {
         let obj = v.as_object().ok_or(ParamsError::NoProtocol)?;
         let keys: HashMap<String, &Value> = obj.iter().map(|(k, v)| (k.to_ascii_lowercase(), v)).collect();
         let get = |k: &str| keys.get(k).copied();
-        let flag = |k: &str| get(k).is_some();
-        let num_u64 = |k: &str| get(k).and_then(as_u64);
-        let num_i64 = |k: &str| get(k).and_then(as_i64);
+        let boolean = |k: &str| get(k).is_some_and(Value::is_boolean);
+        let number = |k: &str| get(k).filter(|v| v.is_number());
+        let nonzero = |k: &str| number(k).and_then(as_i64).is_some_and(|n| n != 0);
         let string = |k: &str| get(k).and_then(Value::as_str).map(str::to_owned);
-
-        let protocol = if flag("tcp") {
-            Protocol::Tcp
-        } else if flag("udp") {
-            Protocol::Udp
-        } else {
-            return Err(ParamsError::NoProtocol);
-        };
-        let small = |k: &'static str, max: u32| -> Result<Option<u32>, ParamsError> {
-            match num_i64(k) {
+        // 3.22's check for one numeric key: None when absent (or not a number).
+        let ranged = |k: &'static str, lo: i64, hi: i64, i_errno: IperfErrno| -> Result<Option<i64>, ParamsError> {
+            match number(k).and_then(as_i64) {
                 None => Ok(None),
-                Some(x) if x >= 0 && x <= i64::from(max) => Ok(Some(x as u32)),
-                Some(x) => Err(ParamsError::OutOfRange { key: k, value: x.to_string() }),
+                Some(x) if (lo..=hi).contains(&x) => Ok(Some(x)),
+                Some(x) => Err(ParamsError::OutOfRange { key: k, value: x.to_string(), i_errno }),
             }
+        };
+        let small = |k: &'static str, lo: u32, hi: u32, e: IperfErrno| -> Result<Option<u32>, ParamsError> {
+            Ok(ranged(k, i64::from(lo), i64::from(hi), e)?.map(|x| x as u32))
+        };
+        // Counts 3.22 only requires to be non-negative (IERECVPARAMS otherwise).
+        let count = |k: &'static str| -> Result<Option<u64>, ParamsError> {
+            ranged(k, 0, i64::MAX, IperfErrno::RECVPARAMS)?;
+            Ok(number(k).and_then(as_u64))
+        };
+        let any = u32::MAX;
+
+        let protocol = match (boolean("tcp"), boolean("udp"), boolean("sctp")) {
+            (_, true, _) => Protocol::Udp,
+            (true, _, _) => Protocol::Tcp,
+            (_, _, true) => return Err(ParamsError::Sctp),
+            _ => return Err(ParamsError::NoProtocol),
+        };
+        let off = UdpOffload::default();
+        let offload = UdpOffload {
+            gso: small("gso", 0, any, IperfErrno::RECVPARAMS)?.is_some_and(|g| g != 0),
+            gso_dg_size: small("gso_dg_size", 0, any, IperfErrno::RECVPARAMS)?.unwrap_or(off.gso_dg_size),
+            gso_bf_size: small("gso_bf_size", 0, any, IperfErrno::RECVPARAMS)?.unwrap_or(off.gso_bf_size),
+            gro: small("gro", 0, 1, IperfErrno::RECVPARAMS)?.is_some_and(|g| g != 0),
+            gro_bf_size: small("gro_bf_size", 0, any, IperfErrno::RECVPARAMS)?.unwrap_or(off.gro_bf_size),
         };
         let p = TestParams {
             protocol,
-            omit: small("omit", limits::MAX_OMIT)?.unwrap_or(0),
-            time: small("time", limits::MAX_TIME)?.unwrap_or(0),
-            num: num_u64("num").unwrap_or(0),
-            blockcount: num_u64("blockcount").unwrap_or(0),
-            mss: small("mss", limits::MAX_MSS)?.filter(|&m| m != 0),
-            nodelay: flag("nodelay"),
-            parallel: small("parallel", limits::MAX_STREAMS)?.unwrap_or(1).max(1),
-            reverse: flag("reverse"),
-            bidirectional: flag("bidirectional"),
-            window: small("window", limits::MAX_WINDOW)?.filter(|&w| w != 0),
-            len: small("len", limits::MAX_TCP_BLOCK)?.unwrap_or(match protocol {
+            omit: small("omit", 0, limits::MAX_OMIT, IperfErrno::OMIT)?.unwrap_or(0),
+            time: small("time", 0, limits::MAX_TIME, IperfErrno::DURATION)?.unwrap_or(0),
+            num: count("num")?.unwrap_or(0),
+            blockcount: count("blockcount")?.unwrap_or(0),
+            mss: small("mss", 0, limits::MAX_MSS, IperfErrno::MSS)?.filter(|&m| m != 0),
+            nodelay: boolean("nodelay"),
+            parallel: small("parallel", 1, limits::MAX_STREAMS, IperfErrno::NUMSTREAMS)?.unwrap_or(1),
+            reverse: boolean("reverse"),
+            bidirectional: boolean("bidirectional"),
+            window: small("window", 0, limits::MAX_WINDOW, IperfErrno::BUFSIZE)?.filter(|&w| w != 0),
+            len: small("len", 0, any, IperfErrno::BLOCKSIZE)?.unwrap_or(match protocol {
                 Protocol::Tcp => DEFAULT_TCP_BLKSIZE,
                 Protocol::Udp => 1460,
             }),
-            bandwidth: num_u64("bandwidth").filter(|&b| b != 0),
-            fqrate: num_u64("fqrate").filter(|&b| b != 0),
-            pacing_timer: small("pacing_timer", u32::MAX)?,
-            burst: small("burst", 1000)?.filter(|&b| b != 0),
-            tos: num_i64("tos").map(|t| t as i32).filter(|&t| t != 0),
-            flowlabel: num_i64("flowlabel").map(|t| t as i32).filter(|&t| t != 0),
+            bandwidth: count("bandwidth")?.filter(|&b| b != 0),
+            fqrate: count("fqrate")?.filter(|&b| b != 0),
+            pacing_timer: small("pacing_timer", 0, any, IperfErrno::RECVPARAMS)?,
+            burst: small("burst", 1, limits::MAX_BURST, IperfErrno::BURST)?,
+            tos: small("tos", 0, 255, IperfErrno::BADTOS)?.map(|t| t as i32).filter(|&t| t != 0),
+            flowlabel: small("flowlabel", 1, limits::MAX_FLOWLABEL, IperfErrno::SETFLOW)?.map(|f| f as i32),
             title: string("title"),
             extra_data: string("extra_data"),
             congestion: string("congestion"),
             congestion_used: string("congestion_used"),
-            get_server_output: flag("get_server_output"),
-            udp_counters_64bit: flag("udp_counters_64bit"),
-            repeating_payload: flag("repeating_payload"),
-            zerocopy: flag("zerocopy"),
-            dont_fragment: flag("dont_fragment"),
+            get_server_output: number("get_server_output").is_some(),
+            udp_counters_64bit: number("udp_counters_64bit").is_some(),
+            repeating_payload: number("repeating_payload").is_some(),
+            zerocopy: nonzero("zerocopy"),
+            dont_fragment: nonzero("dont_fragment"),
             authtoken: string("authtoken"),
-            skip_rx_copy: flag("skip_rx_copy"),
+            skip_rx_copy: nonzero("skip_rx_copy"),
+            mptcp: boolean("mptcp"),
+            offload,
             client_version: string("client_version").unwrap_or_default(),
             wireperf_watch: flag("wireperf_watch"),
         };
-        if p.len == 0 {
-            return Err(ParamsError::OutOfRange { key: "len", value: "0".into() });
+        let bad_len = |e| Err(ParamsError::OutOfRange { key: "len", value: p.len.to_string(), i_errno: e });
+        if p.protocol == Protocol::Tcp && !(1..=limits::MAX_TCP_BLOCK).contains(&p.len) {
+            return bad_len(IperfErrno::BLOCKSIZE);
         }
+        // 3.22 lets a UDP length of 0 through to its default; wireperf needs a real size.
         if p.protocol == Protocol::Udp && !(limits::MIN_UDP_BLOCK..=limits::MAX_UDP_BLOCK).contains(&p.len) {
-            return Err(ParamsError::OutOfRange { key: "len", value: p.len.to_string() });
+            return bad_len(IperfErrno::UDPBLOCKSIZE);
         }
         Ok(p)
     }
@@ -387,20 +494,185 @@ mod tests {
         }
     }
 
+    /// Parameter documents captured from a stock 3.22 client (`iperf3 -d`), read as 3.22 would.
+    #[test]
+    fn reads_what_a_3_22_client_sends() {
+        let gsro = r#"{"udp":true,"omit":0,"time":1,"num":0,"blockcount":0,"parallel":1,"len":32768,"bandwidth":10000000,"pacing_timer":1000,"gso":1,"gso_dg_size":32768,"gso_bf_size":32768,"gro":1,"gro_bf_size":65507,"client_version":"3.22"}"#;
+        let p = TestParams::from_json(&serde_json::from_str(gsro).unwrap()).unwrap();
+        assert_eq!(p.offload, UdpOffload::on(32768));
+        assert_eq!(p.to_json().to_string().replace("3.22", "x"), gsro.replace("3.22", "x"), "same keys, order, types");
+        let tcp = r#"{"tcp":true,"omit":0,"time":1,"num":0,"blockcount":0,"parallel":1,"reverse":true,"mptcp":true,"len":131072,"pacing_timer":1000,"skip_rx_copy":1,"client_version":"3.22"}"#;
+        let p = TestParams::from_json(&serde_json::from_str(tcp).unwrap()).unwrap();
+        assert!(p.mptcp && p.skip_rx_copy && p.reverse);
+        assert_eq!(p.to_json().to_string(), tcp);
+        let plain_udp = TestParams { protocol: Protocol::Udp, len: 32768, ..Default::default() }.to_json();
+        assert_eq!(plain_udp["gso"], json!(0), "3.22 sends the offload keys, off, with every UDP test");
+        assert_eq!(plain_udp["gso_bf_size"], json!(65507));
+    }
+
+    /// A value of the wrong type is ignored, as 3.18+ ignore it: the setting is lost, the
+    /// test still runs.
+    #[test]
+    fn wrongly_typed_values_read_as_absent() {
+        let p = TestParams::from_json(&json!({"tcp": true, "reverse": 1, "get_server_output": true,
+            "parallel": "4", "omit": "x", "title": 5, "zerocopy": "1", "mptcp": 1}))
+        .unwrap();
+        assert!(!p.reverse && !p.get_server_output && !p.zerocopy && !p.mptcp);
+        assert_eq!((p.parallel, p.omit, p.title), (1, 0, None));
+    }
+
+    #[test]
+    fn no_protocol_is_refused_and_sctp_is_refused_with_nosctp() {
+        assert_eq!(TestParams::from_json(&json!({"time": 1})).unwrap_err(), ParamsError::NoProtocol);
+        assert_eq!(TestParams::from_json(&json!({"tcp": 1})).unwrap_err(), ParamsError::NoProtocol, "not a boolean");
+        assert_eq!(TestParams::from_json(&json!({"sctp": true})).unwrap_err().errno(), IperfErrno::NOSCTP);
+    }
+
+    /// Each 3.22 range check, at the first value past each end, with 3.22's code.
+    #[test]
+    fn range_checks_answer_with_3_22_codes() {
+        let e = |v: Value| TestParams::from_json(&v).unwrap_err().errno();
+        let cases: &[(&str, i64, IperfErrno)] = &[
+            ("omit", 601, IperfErrno::OMIT),
+            ("omit", -1, IperfErrno::OMIT),
+            ("time", 86_401, IperfErrno::DURATION),
+            ("num", -1, IperfErrno::RECVPARAMS),
+            ("blockcount", -1, IperfErrno::RECVPARAMS),
+            ("MSS", 32_768, IperfErrno::MSS),
+            ("parallel", 0, IperfErrno::NUMSTREAMS),
+            ("parallel", 129, IperfErrno::NUMSTREAMS),
+            ("window", 512 * 1024 * 1024 + 1, IperfErrno::BUFSIZE),
+            ("len", -1, IperfErrno::BLOCKSIZE),
+            ("len", 1024 * 1024 + 1, IperfErrno::BLOCKSIZE),
+            ("bandwidth", -1, IperfErrno::RECVPARAMS),
+            ("fqrate", -1, IperfErrno::RECVPARAMS),
+            ("pacing_timer", -1, IperfErrno::RECVPARAMS),
+            ("burst", 0, IperfErrno::BURST),
+            ("burst", 1001, IperfErrno::BURST),
+            ("TOS", 256, IperfErrno::BADTOS),
+            ("TOS", -1, IperfErrno::BADTOS),
+            ("flowlabel", 0, IperfErrno::SETFLOW),
+            ("flowlabel", 0x100000, IperfErrno::SETFLOW),
+            ("gro", 2, IperfErrno::RECVPARAMS),
+            ("gso_bf_size", -1, IperfErrno::RECVPARAMS),
+        ];
+        for &(key, value, want) in cases {
+            assert_eq!(e(json!({"tcp": true, key: value})), want, "{key} = {value}");
+        }
+        assert_eq!(e(json!({"udp": true, "len": 70000})), IperfErrno::UDPBLOCKSIZE);
+        assert_eq!(e(json!({"udp": true, "len": 15})), IperfErrno::UDPBLOCKSIZE);
+        for (key, value) in [("MSS", 32_767), ("parallel", 128), ("omit", 600), ("time", 86_400), ("TOS", 255)] {
+            assert!(TestParams::from_json(&json!({"tcp": true, key: value})).is_ok(), "{key} = {value} is allowed");
+        }
+    }
+
+    /// Zero burst and flow label mean "unset" and are never sent: 3.22 refuses both.
+    #[test]
+    fn zero_burst_and_flowlabel_are_not_sent() {
+        let v = TestParams { burst: Some(0), flowlabel: Some(0), ..Default::default() }.to_json();
+        assert!(v.get("burst").is_none() && v.get("flowlabel").is_none(), "{v}");
+    }
+
+    fn any_params() -> impl Strategy<Value = TestParams> {
+        let shape = (
+            any::<bool>(),
+            0u32..=600,
+            0u32..=86400,
+            0u64..i64::MAX as u64,
+            0u64..1 << 40,
+            1u32..=128,
+            any::<bool>(),
+            any::<bool>(),
+            proptest::option::of(1u32..=32767),
+            any::<bool>(),
+        );
+        let sizes = (
+            proptest::option::of(1u32..=512 * 1024 * 1024),
+            16u32..65507,
+            proptest::option::of(1u64..u64::MAX / 2),
+            proptest::option::of(1u64..u64::MAX / 2),
+            proptest::option::of(1u32..=1000),
+            proptest::option::of(1i32..=255),
+            proptest::option::of(1i32..=0xfffff),
+        );
+        let strings = (
+            proptest::option::of(".{0,40}"),
+            proptest::option::of(".{0,40}"),
+            proptest::option::of("[a-z]{1,12}"),
+            proptest::option::of("[A-Za-z0-9+/=]{1,64}"),
+        );
+        let flags = proptest::collection::vec(any::<bool>(), 8);
+        (shape, sizes, strings, flags, any::<bool>()).prop_map(|(a, b, c, f, gsro)| {
+            let protocol = if a.0 { Protocol::Udp } else { Protocol::Tcp };
+            TestParams {
+                protocol,
+                omit: a.1,
+                time: a.2,
+                num: a.3,
+                blockcount: a.4,
+                parallel: a.5,
+                reverse: a.6,
+                bidirectional: a.7,
+                mss: a.8,
+                nodelay: a.9,
+                window: b.0,
+                len: b.1,
+                bandwidth: b.2,
+                fqrate: b.3,
+                burst: b.4,
+                tos: b.5,
+                flowlabel: b.6,
+                title: c.0,
+                extra_data: c.1,
+                congestion: c.2,
+                authtoken: c.3,
+                get_server_output: f[0],
+                udp_counters_64bit: f[1],
+                repeating_payload: f[2],
+                zerocopy: f[3],
+                dont_fragment: f[4],
+                skip_rx_copy: f[5],
+                mptcp: f[6],
+                offload: if gsro && a.0 { UdpOffload::on(b.1) } else { UdpOffload::default() },
+                client_version: "3.22".into(),
+                ..Default::default()
+            }
+        })
+    }
+
     proptest! {
+        /// Every parameter document 3.22 can send reads back to the same parameters.
         #[test]
-        fn round_trips(
-            udp in any::<bool>(), omit in 0u32..600, time in 0u32..86400, num in any::<u64>(),
-            parallel in 1u32..=128, reverse in any::<bool>(), bidir in any::<bool>(),
-            len in 16u32..65507, bw in proptest::option::of(1u64..u64::MAX / 2),
-            title in proptest::option::of(".{0,40}"), nodelay in any::<bool>(),
-        ) {
-            let p = TestParams {
-                protocol: if udp { Protocol::Udp } else { Protocol::Tcp },
-                omit, time, num, parallel, reverse, bidirectional: bidir, len,
-                bandwidth: bw, title, nodelay, ..Default::default()
-            };
+        fn round_trips(p in any_params()) {
             prop_assert_eq!(TestParams::from_json(&p.to_json()).unwrap(), p);
+        }
+
+        /// Any integer for any numeric key either reads back as sent or is refused with the
+        /// code of that key's 3.22 check; it never panics or reads as something else.
+        #[test]
+        fn each_numeric_key_reads_back_or_is_refused_with_its_code(
+            key in proptest::sample::select(vec!["omit", "time", "MSS", "parallel", "window", "burst", "TOS", "flowlabel"]),
+            value in -1_000_000i64..1_000_000_000,
+        ) {
+            let (lo, hi, code) = match key {
+                "omit" => (0, 600, IperfErrno::OMIT),
+                "time" => (0, 86_400, IperfErrno::DURATION),
+                "MSS" => (0, 32_767, IperfErrno::MSS),
+                "parallel" => (1, 128, IperfErrno::NUMSTREAMS),
+                "window" => (0, 512 * 1024 * 1024, IperfErrno::BUFSIZE),
+                "burst" => (1, 1000, IperfErrno::BURST),
+                "TOS" => (0, 255, IperfErrno::BADTOS),
+                _ => (1, 0xfffff, IperfErrno::SETFLOW),
+            };
+            let read = TestParams::from_json(&json!({"tcp": true, key: value}));
+            if (lo..=hi).contains(&value) {
+                let back = read.unwrap().to_json();
+                let shown = back.get(key).and_then(Value::as_i64).unwrap_or(0);
+                // Zero means unset for MSS, window and TOS, and is then not sent.
+                prop_assert_eq!(shown, value);
+            } else {
+                prop_assert_eq!(read.unwrap_err().errno(), code);
+            }
         }
     }
 }

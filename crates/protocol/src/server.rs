@@ -19,7 +19,8 @@ use std::time::Duration;
 pub struct ServerLimits {
     /// Longest wait for a complete cookie, parameters, results or IPERF_DONE.
     pub ctrl_timeout: Duration,
-    /// Largest parameters message (3.18+ stock servers allow 8 KiB).
+    /// Largest parameters message: 8 KiB, as 3.22 (`MAX_PARAMS_JSON_STRING`), so a client
+    /// that works against wireperf also works against a stock server.
     pub max_params: u32,
     /// Largest client results message.
     pub max_results: u32,
@@ -31,7 +32,7 @@ impl Default for ServerLimits {
     fn default() -> Self {
         Self {
             ctrl_timeout: Duration::from_secs(30),
-            max_params: 64 * 1024,
+            max_params: crate::params::limits::MAX_PARAMS_JSON,
             max_results: 4 * 1024 * 1024,
             safety_margin: Duration::from_secs(40),
         }
@@ -106,7 +107,8 @@ impl ServerError {
         match self {
             ServerError::ControlClosed => IperfErrno::CTRLCLOSE,
             ServerError::UnexpectedState(_) | ServerError::WrongPhase(..) => IperfErrno::MESSAGE,
-            ServerError::Frame(_) | ServerError::Params(_) => IperfErrno::RECVPARAMS,
+            ServerError::Frame(_) => IperfErrno::RECVPARAMS,
+            ServerError::Params(e) => e.errno(),
             ServerError::Results(_) => IperfErrno::RECVRESULTS,
             ServerError::Timeout("waiting for the cookie") => IperfErrno::RECVCOOKIE,
             ServerError::Timeout(_) => IperfErrno::NOMSG,

@@ -89,6 +89,8 @@ pub struct TcpInfo {
     pub segs_out: u32,
     /// Segments received (`tcpi_segs_in`).
     pub segs_in: u32,
+    /// Reordering events seen (`tcpi_reord_seen`; Linux ≥ 4.19).
+    pub reord_seen: u32,
 }
 
 impl TcpInfo {
@@ -137,6 +139,7 @@ impl TcpInfo {
             bytes_retrans: r.tcpi_bytes_retrans,
             segs_out: r.tcpi_segs_out,
             segs_in: r.tcpi_segs_in,
+            reord_seen: r.tcpi_reord_seen,
         }
     }
 }

@@ -238,7 +238,7 @@ mod tests {
         assert_eq!(msg("wireperf"), "must either be a client (-c) or server (-s)");
         assert_eq!(msg("wireperf -s -c h"), "cannot be both server and client");
         assert_eq!(msg("wireperf -c h -f x"), "bad format specifier (valid formats are in the set [kmgtKMGT])");
-        assert_eq!(msg("wireperf -c h -P 200"), "number of parallel streams too large (maximum = 128)");
+        assert_eq!(msg("wireperf -c h -P 200"), "invalid number of parallel streams (min = 1, max = 128)");
         assert_eq!(msg("wireperf -c h -R --bidir"), "cannot be both reverse and bidirectional");
         assert_eq!(msg("wireperf -c h -t 2 -n 1M"), "only one test end condition (-t, -n, -k) may be specified");
         assert!(msg("wireperf -c h --sctp").contains("not supported yet"));

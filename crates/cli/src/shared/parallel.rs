@@ -10,8 +10,8 @@ pub enum ParallelError {
     /// Above iperf3's limit (iperf3's own message).
     #[error("{}", IperfErrno::NUMSTREAMS)]
     TooMany,
-    /// Zero or negative.
-    #[error("number of parallel streams must be at least 1")]
+    /// Zero or negative (3.22 refuses both ends of the range with the same message).
+    #[error("{}", IperfErrno::NUMSTREAMS)]
     TooFew,
 }
 
@@ -50,7 +50,8 @@ mod tests {
     #[cfg(feature = "suite")]
     #[test]
     fn subcommand_parser_says_what_iperf3_says() {
-        assert_eq!(parse("200").unwrap_err(), "number of parallel streams too large (maximum = 128)");
+        assert_eq!(parse("200").unwrap_err(), "invalid number of parallel streams (min = 1, max = 128)");
+        assert_eq!(parse("0").unwrap_err(), "invalid number of parallel streams (min = 1, max = 128)", "3.22's -P 0");
         assert!(parse("x").is_err());
     }
 }

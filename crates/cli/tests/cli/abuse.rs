@@ -435,3 +435,32 @@ fn json_log_lines() {
     let failed = recs.iter().find(|r| r["event"] == "failed").unwrap_or_else(|| panic!("{text}"));
     assert_eq!(failed["i_errno"], 114);
 }
+
+/// Parameters a 3.22 server refuses get 3.22's code from wireperf too, and a document over
+/// 3.22's 8 KiB limit is refused as 3.22 refuses it (IERECVPARAMS).
+#[test]
+fn out_of_range_parameters_get_3_22_codes() {
+    let server = start_server(&wireperf(), &[]);
+    let mut tag = 10;
+    for (key, value, code) in [
+        ("parallel", json!(129), 6),
+        ("parallel", json!(0), 6),
+        ("omit", json!(601), 12),
+        ("time", json!(86_401), 5),
+        ("MSS", json!(32_768), 10),
+        ("window", json!(512 * 1024 * 1024 + 1), 8),
+        ("TOS", json!(256), 21),
+        ("burst", json!(0), 15),
+        ("num", json!(-1), 114),
+        ("title", json!("t".repeat(9 * 1024)), 114),
+    ] {
+        tag += 1;
+        let mut r = Raw::connect(server.port, tag);
+        r.greet();
+        let mut p = params(1, 1);
+        p[key] = value;
+        r.send_json(&p);
+        assert_eq!(r.server_error(), code, "{key}");
+    }
+    stock_test_passes(server.port, "out-of-range parameters");
+}

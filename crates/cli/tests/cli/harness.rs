@@ -173,7 +173,9 @@ pub fn wait_for_port_without_connecting(port: u16) {
     panic!("nothing listening on port {port}");
 }
 
-/// Runs a client to completion with a time limit.
+/// Runs a client to completion with a time limit. Its pipes are read while it runs: a `-J`
+/// document of `-P 128` is larger than a pipe holds, and a client blocked writing it never
+/// exits.
 pub fn run_client(bin: &PathBuf, args: &[&str]) -> Output {
     let mut child = Command::new(bin)
         .env("WIREPERF_DB", TEST_DB)
@@ -182,18 +184,25 @@ pub fn run_client(bin: &PathBuf, args: &[&str]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn client");
+    let (stdout, stderr) = (collect(child.stdout.take()), collect(child.stderr.take()));
     let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Ok(Some(_)) = child.try_wait() {
-            break;
+    let status = loop {
+        if let Ok(Some(st)) = child.try_wait() {
+            break st;
         }
         if Instant::now() >= deadline {
             let _ = child.kill();
-            break;
+            break child.wait().expect("client status");
         }
         std::thread::sleep(Duration::from_millis(10));
+    };
+    // The collectors end at EOF, which follows the exit unless a grandchild holds the pipe.
+    let end = Instant::now() + Duration::from_secs(2);
+    while Arc::strong_count(&stdout) + Arc::strong_count(&stderr) > 2 && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(5));
     }
-    child.wait_with_output().expect("client output")
+    let take = |b: Arc<Mutex<Vec<u8>>>| std::mem::take(&mut *b.lock().unwrap());
+    Output { status, stdout: take(stdout), stderr: take(stderr) }
 }
 
 /// Starts a stock iperf3 client against 127.0.0.1:`port` in the background (output piped;

@@ -1,11 +1,15 @@
-//! A wireperf client against a stock iperf3 server.
+//! A wireperf client against a stock iperf3 server (3.12, 3.18, 3.22).
 
 use crate::harness::*;
+use crate::peers::{Peer, per_peer};
 use std::time::Duration;
 
+/// iperf3's default TCP block (`-l`).
+const BLK: u64 = 128 * 1024;
+
 /// Runs `wireperf -c 127.0.0.1 -J <args>` against `iperf3 -s -1`; returns the client's JSON.
-fn against_iperf3(args: &[&str], v6: bool) -> serde_json::Value {
-    let server = start_server(&iperf3(), &["-1"]);
+fn against_iperf3(peer: &Peer, args: &[&str], v6: bool) -> serde_json::Value {
+    let server = start_server(&peer.bin, &["-1"]);
     let port = server.port.to_string();
     let host = if v6 { "::1" } else { "127.0.0.1" };
     let mut a = vec!["-c", host, "-p", &port, "-J"];
@@ -13,7 +17,7 @@ fn against_iperf3(args: &[&str], v6: bool) -> serde_json::Value {
     let out = run_client(&wireperf(), &a);
     let (code, so, se) = server.finish(Duration::from_secs(10));
     assert_ok(&out);
-    assert_eq!(code, Some(0), "iperf3 server failed:\n{so}\n{se}");
+    assert_eq!(code, Some(0), "iperf3 {} server failed:\n{so}\n{se}", peer.version);
     json_of(&out)
 }
 
@@ -25,9 +29,22 @@ fn received(v: &serde_json::Value) -> u64 {
     u(v, "/end/sum_received/bytes")
 }
 
-#[test]
-fn plain_upload() {
-    let v = against_iperf3(&["-t", "1"], false);
+per_peer!(
+    plain_upload,
+    reverse_counts_every_byte_the_server_sent,
+    bidir_both_directions_move_data,
+    four_parallel_streams,
+    bytes_limit_sends_exactly_n,
+    bytes_limit_reverse_receives_what_was_sent,
+    block_count_limit,
+    omit_marks_intervals_and_excludes_them,
+    half_second_intervals,
+    get_server_output_from_a_text_server,
+    ipv6_loopback,
+);
+
+fn plain_upload(peer: &Peer) {
+    let v = against_iperf3(peer, &["-t", "1"], false);
     assert!(sent(&v) > 0);
     // The stock server stops counting at TEST_END, so it may report a little less.
     assert!(received(&v) <= sent(&v) && received(&v) > sent(&v) / 2, "{v}");
@@ -35,27 +52,24 @@ fn plain_upload() {
     assert!(v["intervals"].as_array().is_some_and(|a| !a.is_empty()));
 }
 
-#[test]
-fn reverse_counts_every_byte_the_server_sent() {
-    let v = against_iperf3(&["-t", "1", "-R"], false);
+fn reverse_counts_every_byte_the_server_sent(peer: &Peer) {
+    let v = against_iperf3(peer, &["-t", "1", "-R"], false);
     assert!(sent(&v) > 0);
-    assert_eq!(received(&v), sent(&v), "wireperf as receiver must count exactly what was sent");
+    peer.assert_receiver_count(received(&v), sent(&v), 1, BLK, "-R");
 }
 
-#[test]
-fn bidir_both_directions_move_data() {
-    let v = against_iperf3(&["-t", "1", "--bidir"], false);
+fn bidir_both_directions_move_data(peer: &Peer) {
+    let v = against_iperf3(peer, &["-t", "1", "--bidir"], false);
     assert!(sent(&v) > 0);
     let rev_sent = u(&v, "/end/sum_sent_bidir_reverse/bytes");
     let rev_recv = u(&v, "/end/sum_received_bidir_reverse/bytes");
     assert!(rev_sent > 0);
-    assert_eq!(rev_recv, rev_sent, "the direction wireperf receives is exact");
+    peer.assert_receiver_count(rev_recv, rev_sent, 1, BLK, "--bidir, the direction wireperf receives");
     assert_eq!(v["end"]["streams"].as_array().map(Vec::len), Some(2));
 }
 
-#[test]
-fn four_parallel_streams() {
-    let v = against_iperf3(&["-t", "1", "-P", "4"], false);
+fn four_parallel_streams(peer: &Peer) {
+    let v = against_iperf3(peer, &["-t", "1", "-P", "4"], false);
     let streams = v["end"]["streams"].as_array().expect("streams");
     assert_eq!(streams.len(), 4);
     let total: u64 = streams.iter().map(|s| s["sender"]["bytes"].as_u64().unwrap_or(0)).sum();
@@ -63,29 +77,25 @@ fn four_parallel_streams() {
     assert!(streams.iter().all(|s| s["sender"]["bytes"].as_u64().unwrap_or(0) > 0));
 }
 
-#[test]
-fn bytes_limit_sends_exactly_n() {
-    let v = against_iperf3(&["-n", "20M"], false);
+fn bytes_limit_sends_exactly_n(peer: &Peer) {
+    let v = against_iperf3(peer, &["-n", "20M"], false);
     assert_eq!(sent(&v), 20 * 1024 * 1024);
     assert_eq!(v["start"]["test_start"]["bytes"], 20 * 1024 * 1024);
 }
 
-#[test]
-fn bytes_limit_reverse_receives_what_was_sent() {
-    let v = against_iperf3(&["-n", "10M", "-R"], false);
+fn bytes_limit_reverse_receives_what_was_sent(peer: &Peer) {
+    let v = against_iperf3(peer, &["-n", "10M", "-R"], false);
     assert!(received(&v) >= 10 * 1024 * 1024);
-    assert_eq!(received(&v), sent(&v));
+    peer.assert_receiver_count(received(&v), sent(&v), 1, BLK, "-n 10M -R");
 }
 
-#[test]
-fn block_count_limit() {
-    let v = against_iperf3(&["-k", "100", "-l", "64K"], false);
+fn block_count_limit(peer: &Peer) {
+    let v = against_iperf3(peer, &["-k", "100", "-l", "64K"], false);
     assert_eq!(sent(&v), 100 * 64 * 1024);
 }
 
-#[test]
-fn omit_marks_intervals_and_excludes_them() {
-    let v = against_iperf3(&["-t", "1", "-O", "1"], false);
+fn omit_marks_intervals_and_excludes_them(peer: &Peer) {
+    let v = against_iperf3(peer, &["-t", "1", "-O", "1"], false);
     let iv = v["intervals"].as_array().expect("intervals");
     assert!(iv.iter().any(|i| i["sum"]["omitted"] == true), "an omitted interval");
     assert!(iv.iter().any(|i| i["sum"]["omitted"] == false), "a counted interval");
@@ -94,25 +104,22 @@ fn omit_marks_intervals_and_excludes_them() {
     assert_eq!(counted, sent(&v), "the summary counts only the intervals after omit");
 }
 
-#[test]
-fn half_second_intervals() {
-    let v = against_iperf3(&["-t", "2", "-i", "0.5"], false);
+fn half_second_intervals(peer: &Peer) {
+    let v = against_iperf3(peer, &["-t", "2", "-i", "0.5"], false);
     let n = v["intervals"].as_array().map_or(0, Vec::len);
     assert!((4..=5).contains(&n), "{n} intervals for -t 2 -i 0.5");
     let first = &v["intervals"][0]["sum"];
     assert!((first["seconds"].as_f64().unwrap_or(0.0) - 0.5).abs() < 0.05);
 }
 
-#[test]
-fn get_server_output_from_a_text_server() {
-    let v = against_iperf3(&["-t", "1", "--get-server-output"], false);
+fn get_server_output_from_a_text_server(peer: &Peer) {
+    let v = against_iperf3(peer, &["-t", "1", "--get-server-output"], false);
     let text = v["server_output_text"].as_str().expect("server_output_text");
     assert!(text.contains("receiver"), "{text}");
 }
 
-#[test]
-fn ipv6_loopback() {
-    let v = against_iperf3(&["-t", "1", "-6"], true);
+fn ipv6_loopback(peer: &Peer) {
+    let v = against_iperf3(peer, &["-t", "1", "-6"], true);
     assert!(sent(&v) > 0);
     assert_eq!(v["start"]["connected"][0]["remote_host"], "::1");
 }

@@ -28,6 +28,7 @@ mod manual;
 mod minimal;
 mod options;
 mod params;
+mod peers;
 mod regression;
 mod report;
 mod robustness;

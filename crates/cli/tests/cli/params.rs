@@ -17,7 +17,7 @@ fn no_role_is_a_parameter_error() {
 #[test]
 fn bad_values_get_iperf3_messages() {
     for (args, msg) in [
-        (vec!["-c", "h", "-P", "500"], "number of parallel streams too large (maximum = 128)"),
+        (vec!["-c", "h", "-P", "500"], "invalid number of parallel streams (min = 1, max = 128)"),
         (vec!["-c", "h", "-f", "q"], "bad format specifier"),
         (vec!["-c", "h", "-R", "--bidir"], "cannot be both reverse and bidirectional"),
         (vec!["-c", "h", "-n", "1Q"], "invalid unit value or suffix"),

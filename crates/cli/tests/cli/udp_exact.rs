@@ -128,8 +128,8 @@ pub fn one_run(lab: &Lab, case: &Case) -> Figures {
         nft_datagrams: Lab::nft_datagrams(nft0, nft1, LEN),
         rcvbuf: lab.snmp_udp(rx, "RcvbufErrors") - rcvbuf0,
         veth_drops: lab.veth_tx_dropped(tx) - veth0,
-        sender_drops: opt_u(&receiver, "/end/sum/sender_drops"),
-        socket_drops: u(&receiver, "/end/sum/receiver_socket_drops"),
+        sender_drops: opt_u(&receiver, "/end/sum/wireperf_sender_drops"),
+        socket_drops: u(&receiver, "/end/sum/wireperf_receiver_socket_drops"),
         reported: u(&receiver, "/end/sum/lost_packets"),
     }
 }

@@ -73,7 +73,7 @@ fn udp_to_iperf3() {
 fn udp_reverse_from_iperf3() {
     let v = wireperf_to_iperf3(&["-b", "10M", "-R"]);
     check(&v, 0.0);
-    assert_eq!(v["end"]["streams"][0]["udp_receiver"]["receiver_socket_drops"], 0);
+    assert_eq!(v["end"]["streams"][0]["wireperf_udp_receiver"]["wireperf_receiver_socket_drops"], 0);
 }
 
 #[test]
@@ -117,7 +117,7 @@ fn iperf3_udp_to_wireperf_server() {
     check(&c, 0.0);
     // The wireperf server knows the sender's count from the results exchange.
     assert_eq!(u(&s, "/end/sum_received/packets"), sent(&c));
-    assert_eq!(u(&s, "/end/sum/receiver_socket_drops"), 0);
+    assert_eq!(u(&s, "/end/sum/wireperf_receiver_socket_drops"), 0);
 }
 
 #[test]
@@ -135,7 +135,7 @@ fn iperf3_udp_200m_to_wireperf_server() {
     check(&c, 10.0);
     // Whatever the wireperf server lost, it can say where: path + socket = total.
     let lost = u(&s, "/end/sum/lost_packets");
-    let drops = u(&s, "/end/sum/receiver_socket_drops");
+    let drops = u(&s, "/end/sum/wireperf_receiver_socket_drops");
     assert!(drops <= lost, "{drops} socket drops > {lost} lost");
 }
 

@@ -46,7 +46,7 @@ fn exact_loss_with(args: &[&str], receiver: Side, during: impl FnOnce(u32) + Sen
     let nft = lab.nft_dropped(receiver);
     let rcvbuf = lab.snmp_udp(receiver, "RcvbufErrors") - rcvbuf0;
     let lost = u(&v, "/end/sum/lost_packets");
-    let socket_drops = u(&v, "/end/sum/receiver_socket_drops");
+    let socket_drops = u(&v, "/end/sum/wireperf_receiver_socket_drops");
     let sent = u(&v, "/end/sum_sent/packets");
     eprintln!("{args:?}: sent {sent}, lost {lost} = nft {nft} + rcvbuf {rcvbuf}? socket drops {socket_drops}");
     assert!(nft > 0, "the 1% drop rule dropped nothing out of {sent}");
@@ -55,7 +55,7 @@ fn exact_loss_with(args: &[&str], receiver: Side, during: impl FnOnce(u32) + Sen
     // The server's own document says the same.
     let s: Value = serde_json::from_str(&so).unwrap_or_else(|e| panic!("server JSON: {e}\n{so}\n{se}"));
     assert_eq!(u(&s, "/end/sum/lost_packets"), lost);
-    assert_eq!(u(&s, "/end/sum/receiver_socket_drops"), socket_drops);
+    assert_eq!(u(&s, "/end/sum/wireperf_receiver_socket_drops"), socket_drops);
     (lost, rcvbuf)
 }
 
@@ -96,7 +96,7 @@ fn lab_udp_no_loss_on_a_clean_path() {
     assert_eq!(u(&v, "/end/sum/lost_packets"), 0);
     assert_eq!(u(&v, "/end/sum_received/packets"), u(&v, "/end/sum_sent/packets"));
     assert_eq!(u(&v, "/end/sum_received/bytes"), u(&v, "/end/sum_sent/bytes"));
-    assert_eq!(u(&v, "/end/sum/receiver_socket_drops"), 0);
+    assert_eq!(u(&v, "/end/sum/wireperf_receiver_socket_drops"), 0);
 }
 
 /// Per-interval tolerance for pacing at 100 Mbit/s with `-i 0.1`. An interval holds ~893
@@ -124,6 +124,6 @@ fn lab_udp_pacing_is_smooth_at_100m() {
     assert!((achieved - 100e6).abs() <= 0.01 * 100e6, "achieved {achieved} bit/s");
     let received = f(&v, "/end/sum_received/bits_per_second");
     assert!((received - 100e6).abs() <= 0.01 * 100e6, "received at {received} bit/s");
-    assert_eq!(u(&v, "/end/sum_sent/sender_drops"), 0);
+    assert_eq!(u(&v, "/end/sum_sent/wireperf_sender_drops"), 0);
     assert_eq!(u(&v, "/end/sum/lost_packets"), 0);
 }

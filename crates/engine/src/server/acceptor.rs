@@ -33,8 +33,8 @@ pub(super) enum Inbound {
 }
 
 /// Starts the acceptor thread. It polls so that it can notice `shutdown`; accepted sockets are
-/// handed to greeter threads. At most `max_half_open` connections may be between accept and a
-/// complete cookie at once; beyond that a new connection is closed at once, so a flood of
+/// greeted at once when their cookie has arrived, else handed to greeter threads. At most
+/// `max_half_open` connections may wait in greeters for a complete cookie at once; beyond that a new connection is closed at once, so a flood of
 /// silent connections cannot exhaust threads.
 pub(super) fn spawn_acceptor(
     listener: TcpListener,
@@ -51,12 +51,23 @@ pub(super) fn spawn_acceptor(
         while !shutdown.load(Ordering::Relaxed) {
             match listener.accept() {
                 Ok((sock, addr)) => {
+                    seq += 1;
+                    // A real client writes its cookie right after connecting, so it is usually
+                    // here already: such a connection is greeted on this thread and never
+                    // counts as half-open. Only a silent or slow one needs a greeter and a slot,
+                    // which is what keeps a stock client's -P 128 clear of the guard.
+                    let sock = match cookie_at_hand(sock, addr, seq) {
+                        Ok(greeted) => {
+                            let _ = tx.send(greeted);
+                            continue;
+                        }
+                        Err(sock) => sock,
+                    };
                     let ip = addr.ip().to_canonical();
                     if let Err(why) = HalfOpen::enter(&half_open, ip, max_half_open, per_ip) {
                         let _ = tx.send(Inbound::Note(why, Some(addr)));
                         continue;
                     }
-                    seq += 1;
                     let this = seq;
                     let (tx, ho) = (tx.clone(), Arc::clone(&half_open));
                     let spawned = std::thread::Builder::new().name("wireperf-greet".into()).spawn(move || {
@@ -115,6 +126,22 @@ impl HalfOpen {
     }
 }
 
+/// Takes the cookie off a just-accepted connection when all 37 bytes have arrived (without
+/// waiting), else gives the connection back for a greeter.
+fn cookie_at_hand(sock: TcpStream, addr: SocketAddr, seq: u64) -> Result<Inbound, TcpStream> {
+    let mut cookie = [0u8; COOKIE_SIZE];
+    let complete = sock.set_nonblocking(true).is_ok() && matches!(sock.peek(&mut cookie), Ok(COOKIE_SIZE));
+    if !complete || !plausible_cookie(&cookie) {
+        // Implausible bytes take the greeter's path, which answers them busy.
+        return Err(sock);
+    }
+    let mut sock = sock;
+    if sock.read_exact(&mut cookie).is_err() || sock.set_nonblocking(false).is_err() {
+        return Ok(Inbound::Note("reading an arrived cookie failed".into(), Some(addr)));
+    }
+    Ok(Inbound::Greeted { sock, addr, cookie, seq })
+}
+
 /// Reads the cookie a new connection must send first.
 fn greet(mut sock: TcpStream, addr: SocketAddr, timeout: Duration, seq: u64) -> Inbound {
     let _ = sock.set_nonblocking(false);
@@ -164,5 +191,36 @@ mod tests {
         c[5] = b'z';
         c[36] = b'z';
         assert!(!plausible_cookie(&c), "no NUL");
+    }
+
+    /// A connection whose cookie has arrived is greeted without a greeter thread (so it never
+    /// counts as half-open); a silent one is handed back untouched.
+    #[test]
+    fn an_arrived_cookie_is_taken_at_once_and_a_silent_connection_is_not() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let mut cookie = [b'k'; COOKIE_SIZE];
+        cookie[36] = 0;
+        let mut talker = TcpStream::connect(addr).unwrap();
+        talker.write_all(&cookie).unwrap();
+        let (sock, peer) = listener.accept().unwrap();
+        // The bytes crossed loopback before accept returned, but give a loaded machine time.
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        let mut buf = [0u8; COOKIE_SIZE];
+        while sock.peek(&mut buf).unwrap_or(0) < COOKIE_SIZE && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        match cookie_at_hand(sock, peer, 7) {
+            Ok(Inbound::Greeted { cookie: got, seq, sock, .. }) => {
+                assert_eq!((got, seq), (cookie, 7));
+                let mut probe = [0u8; 1];
+                sock.set_read_timeout(Some(Duration::from_millis(20))).unwrap();
+                assert!((&sock).read(&mut probe).is_err(), "blocking again, and the cookie consumed");
+            }
+            _ => panic!("an arrived cookie was not taken"),
+        }
+        let _silent = TcpStream::connect(addr).unwrap();
+        let (sock, peer) = listener.accept().unwrap();
+        assert!(cookie_at_hand(sock, peer, 8).is_err(), "a silent connection needs a greeter");
     }
 }

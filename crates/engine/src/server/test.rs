@@ -176,8 +176,9 @@ impl ServerTest<'_> {
                             return Err((e, Some(session)));
                         }
                         report.start.target_bitrate = Some(p.bandwidth.unwrap_or(0));
+                        report.start.fq_rate = Some(p.fqrate.unwrap_or(0));
                         report.start.sock_bufsize = Some(u64::from(p.window.unwrap_or(0)));
-                        report.start.test_start = Some(start::test_start(&p));
+                        report.start.test_start = Some(start::test_start(&p, self.cfg.interval));
                         let udp = p.protocol == Protocol::Udp;
                         self.plan = Some(StreamPlan::new(&p, Role::Server));
                         self.params = Some(*p);

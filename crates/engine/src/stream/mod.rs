@@ -207,11 +207,16 @@ impl Stream {
         self.counters.draining.store(true, Ordering::Relaxed);
     }
 
+    /// Tells the thread to stop without waiting for it.
+    pub(crate) fn request_stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
     /// Stops the thread and waits for it; counters are final afterwards.
     ///
     /// `hard` also shuts the socket down, which wakes a thread blocked in a read.
     pub(crate) fn stop(&mut self, hard: bool) {
-        self.stop.store(true, Ordering::Relaxed);
+        self.request_stop();
         if hard {
             self.sock.shutdown(Shutdown::Both);
         }

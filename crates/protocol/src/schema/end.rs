@@ -22,6 +22,9 @@ pub struct Summary {
     /// TCP sender: retransmits.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub retransmits: Option<u64>,
+    /// TCP sender (3.20+): reordering events the kernel saw (`tcpi_reord_seen`) at the end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reorder: Option<u64>,
     /// TCP sender: largest congestion window seen, bytes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_snd_cwnd: Option<u64>,
@@ -53,29 +56,37 @@ pub struct Summary {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub out_of_order: Option<i64>,
     /// wireperf: UDP datagrams dropped by the receiving socket (SO_RXQ_OVFL).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "wireperf_receiver_socket_drops",
+        alias = "receiver_socket_drops",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub receiver_socket_drops: Option<u64>,
     /// wireperf: UDP duplicate datagrams.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "wireperf_duplicates", alias = "duplicates", skip_serializing_if = "Option::is_none")]
     pub duplicates: Option<u64>,
     /// wireperf: UDP datagrams the sender could not send (ENOBUFS).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "wireperf_sender_drops", alias = "sender_drops", skip_serializing_if = "Option::is_none")]
     pub sender_drops: Option<u64>,
     /// wireperf: UDP datagrams that arrived GRO-coalesced, without a receive time of their own,
     /// so the jitter beside it was measured on the other datagrams only (0: on every datagram).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wireperf_jitter_untimed: Option<u64>,
     /// wireperf: TCP sender, time with data in flight (TCP_INFO `busy_time`), µs.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "wireperf_busy_time_us", alias = "busy_time_us", skip_serializing_if = "Option::is_none")]
     pub busy_time_us: Option<u64>,
     /// wireperf: TCP sender, time stalled by the receiver's window (`rwnd_limited`), µs.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "wireperf_rwnd_limited_us", alias = "rwnd_limited_us", skip_serializing_if = "Option::is_none")]
     pub rwnd_limited_us: Option<u64>,
     /// wireperf: TCP sender, time stalled by its own send buffer (`sndbuf_limited`), µs.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "wireperf_sndbuf_limited_us",
+        alias = "sndbuf_limited_us",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub sndbuf_limited_us: Option<u64>,
     /// wireperf: TCP sender, last delivery rate estimate (`delivery_rate`), bytes/s.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "wireperf_delivery_rate", alias = "delivery_rate", skip_serializing_if = "Option::is_none")]
     pub delivery_rate: Option<u64>,
     /// The summarised direction is this host's sending direction.
     pub sender: bool,
@@ -119,7 +130,7 @@ pub struct EndStream {
     /// `bytes` received, `packets` as the receiver counted them, its jitter and loss).
     /// iperf3's single `udp` object carries the sender's bytes and time, but the text
     /// `receiver` line prints the receiver's, so the text renderer needs this.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "wireperf_udp_receiver", alias = "udp_receiver", skip_serializing_if = "Option::is_none")]
     pub udp_receiver: Option<Summary>,
     /// wireperf: CPU time of this stream's own thread (`RUSAGE_THREAD`), local side only.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -36,6 +36,10 @@ pub struct IntervalStream {
     /// TCP sender: path MTU.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pmtu: Option<u64>,
+    /// TCP sender (3.20+): reordering events seen so far (`tcpi_reord_seen`, cumulative as
+    /// in iperf3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reorder: Option<u64>,
     /// UDP receiver: jitter, ms.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub jitter_ms: Option<f64>,

@@ -37,9 +37,13 @@ pub struct Timestamp {
     pub time: String,
     /// Unix seconds.
     pub timesecs: i64,
+    /// Unix milliseconds (3.20+; absent in documents read from older peers).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timemillisecs: Option<i64>,
 }
 
-/// `start.test_start`: the parameters as the test ran them.
+/// `start.test_start`: the parameters as the test ran them. The 3.20+ keys are options so
+/// that a document read from an older peer is written back as it was.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct TestStart {
@@ -63,6 +67,21 @@ pub struct TestStart {
     pub tos: i32,
     /// Target rate, bit/s.
     pub target_bitrate: u64,
+    /// 1 with `--bidir` (3.20+).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bidir: Option<i32>,
+    /// `--fq-rate`, bit/s (3.20+).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fqrate: Option<u64>,
+    /// Report interval, seconds (3.20+).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interval: Option<f64>,
+    /// 1 with UDP GSO (3.21+).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gso: Option<i32>,
+    /// 1 with UDP GRO (3.21+).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gro: Option<i32>,
 }
 
 /// The `start` object.
@@ -96,6 +115,9 @@ pub struct Start {
     /// Target rate, bit/s.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target_bitrate: Option<u64>,
+    /// `--fq-rate`, bit/s (3.20+; 0 when unset).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fq_rate: Option<u64>,
     /// `-w` value (0 = not set).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sock_bufsize: Option<u64>,

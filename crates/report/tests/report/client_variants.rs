@@ -18,7 +18,7 @@ fn verbose_start(streams: &[(i32, u16)], cookie: &str, time: &str, t: TestStart)
     Start {
         version: "iperf 3.12".into(),
         system_info: SYSTEM.into(),
-        timestamp: Some(Timestamp { time: time.into(), timesecs: 0 }),
+        timestamp: Some(Timestamp { time: time.into(), timesecs: 0, timemillisecs: None }),
         cookie: Some(cookie.into()),
         test_start: Some(t),
         ..client_start(streams)

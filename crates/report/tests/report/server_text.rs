@@ -294,7 +294,7 @@ fn verbose_udp_server_says_sender_statistics_not_available() {
     let start = Start {
         version: "iperf 3.12".into(),
         system_info: "Linux vm 6.18.44-fc-v509 #1 SMP PREEMPT_DYNAMIC @0 x86_64".into(),
-        timestamp: Some(Timestamp { time: "Sun, 29 Nov 2026 18:04:36 GMT".into(), timesecs: 0 }),
+        timestamp: Some(Timestamp { time: "Sun, 29 Nov 2026 18:04:36 GMT".into(), timesecs: 0, timemillisecs: None }),
         cookie: Some("fr6thsyjjokmuhbf2vbw7jia7nwib34iqxgy".into()),
         target_bitrate: Some(10_000_000),
         test_start: Some(TestStart {
