@@ -422,7 +422,7 @@ impl TestParams {
             mptcp: boolean("mptcp"),
             offload,
             client_version: string("client_version").unwrap_or_default(),
-            wireperf_watch: flag("wireperf_watch"),
+            wireperf_watch: nonzero("wireperf_watch"),
         };
         let bad_len = |e| Err(ParamsError::OutOfRange { key: "len", value: p.len.to_string(), i_errno: e });
         if p.protocol == Protocol::Tcp && !(1..=limits::MAX_TCP_BLOCK).contains(&p.len) {
