@@ -64,7 +64,11 @@ fn halves(l: &LocalStream, u: &UdpTotals, peer: Option<&StreamResult>) -> Halves
             h.receiver_known = true;
             h.recv_bytes = p.bytes;
             h.recv_packets = sub(p.packets, p.omitted_packets);
-            h.lost = sub(p.errors, p.omitted_errors);
+            // A receiver that reported before it knew what was sent (a `-R` client: its results
+            // go first) counted only the gaps below its highest number; what this side sent
+            // beyond that was lost after the last arrival, and it counts here too.
+            let tail = u.packets.saturating_sub(u64::try_from(p.packets).unwrap_or(0));
+            h.lost = sub(p.errors, p.omitted_errors) + tail;
             h.jitter = p.jitter;
             h.out_of_order = p.out_of_order.unwrap_or(0);
             h.duplicates = p.duplicates;
@@ -265,6 +269,24 @@ mod tests {
         assert_eq!(udp.lost_percent, Some(12.0));
         let rx = e.udp_receiver.unwrap();
         assert_eq!((rx.bytes, rx.packets, rx.receiver_socket_drops), (8_800, Some(100), Some(3)));
+    }
+
+    /// Regression (`udp_lab::lab_udp_loss_is_exact_in_reverse`, 1 in ~100 runs): with `-R` the
+    /// client receives and sends its results first, before it knows the server's count, so when
+    /// the 1 % drop rule took the last datagram the server's document said 170 lost where the
+    /// client's (and nft) said 171.
+    #[test]
+    fn sender_adds_the_tail_a_receiver_could_not_see() {
+        // Sent 1..=100; the receiver saw up to 97 with 2 gaps and reported before knowing 100.
+        let u = UdpTotals { packets: 100, ..Default::default() };
+        let l = local(true, 10_000, u.clone());
+        let peer = StreamResult { id: 1, bytes: 9_500, packets: 97, errors: 2, end_time: 2.0, ..Default::default() };
+        let (sum, _, _) = sums(&[(&l, &u, Some(&peer))]).unwrap();
+        assert_eq!((sum.packets, sum.lost_packets), (Some(100), Some(5)));
+        // A receiver that already knew (a wireperf server) reports the whole count: nothing added.
+        let peer = StreamResult { packets: 100, errors: 5, ..peer };
+        let (sum, _, _) = sums(&[(&l, &u, Some(&peer))]).unwrap();
+        assert_eq!(sum.lost_packets, Some(5));
     }
 
     #[test]
