@@ -2,7 +2,7 @@
 
 use clap::Args;
 use std::time::Duration;
-use wireperf_exporter::{Error, ExporterConfig};
+use wireperf_exporter::ExporterConfig;
 
 /// Serve Prometheus probes: each scrape of /probe?target=HOST[:PORT] runs one test.
 ///
@@ -29,29 +29,30 @@ pub struct ExporterArgs {
     #[arg(long, value_name = "SECS", default_value_t = 5)]
     pub default_duration: u32,
     /// Longest a probe may take, seconds (also used when a scrape sends no timeout header).
-    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    #[arg(long, value_name = "SECS", default_value_t = 30.0, value_parser = crate::shared::seconds::timeout, allow_negative_numbers = true)]
     pub timeout: f64,
     /// Seconds subtracted from Prometheus' scrape timeout, so the answer arrives in time.
-    #[arg(long, value_name = "SECS", default_value_t = 0.5)]
+    #[arg(long, value_name = "SECS", default_value_t = 0.5, value_parser = crate::shared::seconds::margin, allow_negative_numbers = true)]
     pub timeout_offset: f64,
 }
 
-fn secs(name: &str, v: f64) -> Result<Duration, Error> {
-    Duration::try_from_secs_f64(v)
-        .map_err(|_| Error::Address { addr: format!("--{name} {v}"), why: "not a number of seconds".into() })
+/// The parser checked the value (finite, 0..=3600), so the conversion cannot fail; a value that
+/// got here some other way falls back to zero rather than panicking.
+fn secs(v: f64) -> Duration {
+    Duration::try_from_secs_f64(v).unwrap_or_default()
 }
 
 impl ExporterArgs {
     /// Lowers the flags into the exporter's configuration.
-    pub fn config(&self) -> Result<ExporterConfig, Error> {
-        Ok(ExporterConfig {
+    pub fn config(&self) -> ExporterConfig {
+        ExporterConfig {
             listen: self.listen.clone(),
             max_concurrent: self.max_concurrent,
             per_target: self.per_target,
             default_port: self.default_port,
             default_duration: self.default_duration,
-            timeout: secs("timeout", self.timeout)?,
-            timeout_offset: secs("timeout-offset", self.timeout_offset)?,
-        })
+            timeout: secs(self.timeout),
+            timeout_offset: secs(self.timeout_offset),
+        }
     }
 }

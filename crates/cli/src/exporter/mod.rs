@@ -6,7 +6,7 @@ pub use args::ExporterArgs;
 
 /// Runs the exporter until the process stops; returns the exit status.
 pub fn run(a: &ExporterArgs) -> i32 {
-    match a.config().and_then(|cfg| wireperf_exporter::run(&cfg)) {
+    match wireperf_exporter::run(&a.config()) {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("wireperf: exporter error - {e}");

@@ -6,7 +6,7 @@ use clap::Args;
 #[derive(Debug, Args)]
 pub struct SelftestArgs {
     /// Seconds per phase.
-    #[arg(short = 't', long = "time", default_value_t = 2)]
+    #[arg(short = 't', long = "time", value_parser = crate::shared::seconds::phase, default_value_t = 2)]
     pub time: u32,
     /// Parallel streams per phase.
     #[arg(short = 'P', long = "parallel", default_value_t = 1, value_parser = crate::shared::parallel::parse)]

@@ -19,7 +19,7 @@ pub struct SuiteArgs {
     #[arg(long)]
     pub iperf2: bool,
     /// Seconds per phase.
-    #[arg(short = 't', long = "time", default_value_t = 10)]
+    #[arg(short = 't', long = "time", value_parser = crate::shared::seconds::phase, default_value_t = 10)]
     pub time: u32,
     /// Parallel streams per direction.
     #[arg(short = 'P', long = "parallel", default_value_t = 1, value_parser = crate::shared::parallel::parse)]

@@ -83,3 +83,25 @@ fn p128_clients_get_every_stream_from_a_default_server() {
         assert!(u(&v, "/end/sum_received/bytes") > 0, "{who}: nothing received");
     }
 }
+
+/// `selftest -t 0` and `suite -t 0` passed iperf3's "until interrupted" to every phase, so the
+/// command never ended; `exporter --timeout=-1` was refused as a "bad listen address". Each must
+/// now fail at once, naming the flag and the rule.
+#[test]
+fn zero_phase_lengths_and_negative_timeouts_are_refused_at_once() {
+    let cases: [(&[&str], &str); 4] = [
+        (&["selftest", "-t", "0", "--no-save"], "at least 1 second"),
+        (&["suite", "127.0.0.1", "-t", "0", "--no-save"], "at least 1 second"),
+        (&["exporter", "--timeout=-1"], "above 0 seconds"),
+        (&["exporter", "--timeout-offset", "-0.5"], "must not be negative"),
+    ];
+    for (args, why) in cases {
+        let started = std::time::Instant::now();
+        let out = run_client(&wireperf(), args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} succeeded: {err}");
+        assert!(err.contains(why), "{args:?}: {err}");
+        assert!(!err.contains("listen address"), "{args:?}: {err}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(5), "{args:?} took {:?}", started.elapsed());
+    }
+}
