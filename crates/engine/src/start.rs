@@ -21,39 +21,8 @@ pub(crate) fn now_timestamp() -> Timestamp {
     Timestamp { time: rfc1123(secs), timesecs: secs, timemillisecs: Some(ms) }
 }
 
-/// Formats Unix seconds as `Sun, 29 Nov 2026 18:00:41 GMT` (no time-zone database needed:
-/// the output is always GMT).
-pub fn rfc1123(secs: i64) -> String {
-    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
-    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{}, {:02} {} {} {:02}:{:02}:{:02} GMT",
-        DAYS[days.rem_euclid(7) as usize],
-        d,
-        MONTHS[(m - 1) as usize],
-        y,
-        rem / 3600,
-        (rem % 3600) / 60,
-        rem % 60
-    )
-}
-
-/// Howard Hinnant's days-to-civil algorithm (proleptic Gregorian calendar).
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
+/// Formats Unix seconds as iperf3 does (the one formatter lives with the protocol).
+pub use wireperf_protocol::clock::rfc1123;
 
 /// `start.test_start` from the parameters and this side's report interval (`-i`; 0 = none).
 pub(crate) fn test_start(p: &TestParams, interval: Option<std::time::Duration>) -> TestStart {
@@ -73,16 +42,5 @@ pub(crate) fn test_start(p: &TestParams, interval: Option<std::time::Duration>) 
         interval: Some(interval.map_or(0.0, |i| i.as_secs_f64())),
         gso: Some(i32::from(p.offload.gso)),
         gro: Some(i32::from(p.offload.gro)),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn formats_like_iperf3() {
-        assert_eq!(rfc1123(1_795_975_249), "Sun, 29 Nov 2026 18:00:49 GMT");
-        assert_eq!(rfc1123(0), "Thu, 01 Jan 1970 00:00:00 GMT");
     }
 }

@@ -157,7 +157,11 @@ fn json_start(low: &Test) -> Start {
     let mut st = Start {
         version: format!("wireperf {} {}", env!("CARGO_PKG_VERSION"), wireperf_protocol::outcome::IPERF2_MODE),
         system_info: wireperf_sys::system_info(),
-        timestamp: Some(Timestamp { time: rfc1123(now), timesecs: now, timemillisecs: Some(now * 1000) }),
+        timestamp: Some(Timestamp {
+            time: wireperf_protocol::clock::rfc1123(now),
+            timesecs: now,
+            timemillisecs: Some(now * 1000),
+        }),
         ..Start::default()
     };
     if let Test::Client(c) = low {
@@ -179,40 +183,4 @@ fn json_start(low: &Test) -> Start {
         st.target_bitrate = (c.proto == Proto::Udp).then_some(c.rate);
     }
     st
-}
-
-/// `Sun, 29 Nov 2026 18:00:41 GMT` from Unix seconds (civil-from-days, proleptic Gregorian).
-fn rfc1123(secs: i64) -> String {
-    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
-    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{}, {d:02} {} {y} {:02}:{:02}:{:02} GMT",
-        DAYS[days.rem_euclid(7) as usize],
-        MONTHS[(m - 1) as usize],
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rfc1123_matches_known_dates() {
-        assert_eq!(rfc1123(1_795_975_249), "Sun, 29 Nov 2026 18:00:49 GMT");
-        assert_eq!(rfc1123(0), "Thu, 01 Jan 1970 00:00:00 GMT");
-    }
 }
