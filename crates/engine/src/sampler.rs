@@ -52,6 +52,7 @@ struct UdpMark {
     duplicates: u64,
     untimed: u64,
     socket_drops: u32,
+    gro: bool,
     send_drops: u64,
 }
 
@@ -70,6 +71,7 @@ impl UdpMark {
             duplicates: r.duplicates,
             untimed: r.untimed,
             socket_drops: if s.sender { 0 } else { s.socket_drops() },
+            gro: u.gro.load(Ordering::Relaxed),
             send_drops: u.send_drops.load(Ordering::Relaxed),
         }
     }
@@ -101,8 +103,10 @@ pub(crate) struct UdpTotals {
     /// Receiver: datagrams after omit that had no receive time of their own (GRO-coalesced),
     /// so jitter was measured without them.
     pub untimed: u64,
-    /// Receiver: datagrams the receiving socket dropped after omit.
+    /// Receiver: datagrams the receiving socket dropped after omit (packets when `gro`).
     pub socket_drops: u64,
+    /// Receiver: the socket had UDP GRO on, so `socket_drops` counts coalesced packets.
+    pub gro: bool,
     /// Sender: datagrams the kernel refused after omit.
     pub send_drops: u64,
 }
@@ -278,6 +282,7 @@ impl StreamSampler {
                     jitter: f64::from_bits(s.counters.udp.jitter_bits.load(Ordering::Relaxed)),
                     untimed: m.untimed.saturating_sub(b.untimed),
                     socket_drops: u64::from(m.socket_drops.wrapping_sub(b.socket_drops)),
+                    gro: m.gro,
                     send_drops: m.send_drops.saturating_sub(b.send_drops),
                 }
             }),

@@ -14,7 +14,12 @@
 
 use crate::sampler::{LocalStream, UdpTotals, percent, rate};
 use wireperf_protocol::StreamResult;
-use wireperf_protocol::schema::{EndStream, Summary};
+use wireperf_protocol::schema::{DropUnit, EndStream, Summary};
+
+/// What a local receiving stream's socket drops count.
+fn drop_unit(u: &UdpTotals) -> DropUnit {
+    if u.gro { DropUnit::Packets } else { DropUnit::Datagrams }
+}
 
 /// The receiver's datagram total and loss (both since the stream started, omit included).
 pub(crate) fn receiver_view(u: &UdpTotals, peer_sent: Option<u64>) -> (u64, u64) {
@@ -42,6 +47,8 @@ struct Halves {
     out_of_order: u64,
     duplicates: Option<u64>,
     socket_drops: Option<u64>,
+    /// What `socket_drops` counts (packets when the receiving socket had GRO on).
+    drops_unit: Option<DropUnit>,
     /// Receiver: datagrams not in the jitter (no receive time of their own).
     untimed: Option<u64>,
 }
@@ -73,6 +80,7 @@ fn halves(l: &LocalStream, u: &UdpTotals, peer: Option<&StreamResult>) -> Halves
             h.out_of_order = p.out_of_order.unwrap_or(0);
             h.duplicates = p.duplicates;
             h.socket_drops = p.socket_drops;
+            h.drops_unit = p.socket_drops_unit;
             h.untimed = p.jitter_untimed;
         }
     } else {
@@ -86,6 +94,7 @@ fn halves(l: &LocalStream, u: &UdpTotals, peer: Option<&StreamResult>) -> Halves
         h.out_of_order = u.out_of_order.saturating_sub(u.omitted_out_of_order);
         h.duplicates = Some(u.duplicates);
         h.socket_drops = Some(u.socket_drops);
+        h.drops_unit = Some(drop_unit(u));
         h.untimed = Some(u.untimed);
         h.receiver_secs = t.secs;
         h.sender_secs = peer_secs;
@@ -115,6 +124,7 @@ pub(crate) fn stream_end(l: &LocalStream, u: &UdpTotals, peer: Option<&StreamRes
         lost_percent: Some(percent(h.lost as i64, packets as i64)),
         out_of_order: Some(h.out_of_order as i64),
         receiver_socket_drops: h.socket_drops,
+        wireperf_receiver_socket_drops_unit: h.drops_unit,
         duplicates: h.duplicates,
         sender_drops: h.send_drops,
         wireperf_jitter_untimed: h.untimed,
@@ -134,6 +144,7 @@ pub(crate) fn stream_end(l: &LocalStream, u: &UdpTotals, peer: Option<&StreamRes
         lost_percent: Some(percent(h.lost as i64, h.recv_packets as i64)),
         out_of_order: Some(h.out_of_order as i64),
         receiver_socket_drops: h.socket_drops,
+        wireperf_receiver_socket_drops_unit: h.drops_unit,
         duplicates: h.duplicates,
         wireperf_jitter_untimed: h.untimed,
         sender: h.local_sends,
@@ -160,6 +171,10 @@ pub(crate) fn sums(group: &[(&LocalStream, &UdpTotals, Option<&StreamResult>)]) 
     let duplicates = opt_sum(|h| h.duplicates);
     let send_drops = opt_sum(|h| h.send_drops);
     let untimed = opt_sum(|h| h.untimed);
+    // One stream counting packets makes the sum a count of packets and datagrams mixed: a
+    // lower bound on datagrams, which is what `Packets` says.
+    let units = hs.iter().filter_map(|h| h.drops_unit);
+    let drops_unit = units.reduce(|a, b| if b == DropUnit::Packets { b } else { a });
     let lost_pct = percent(lost as i64, total_packets as i64);
     let sum = Summary {
         end: rcv_secs,
@@ -171,6 +186,7 @@ pub(crate) fn sums(group: &[(&LocalStream, &UdpTotals, Option<&StreamResult>)]) 
         packets: Some(total_packets as i64),
         lost_percent: Some(lost_pct),
         receiver_socket_drops: socket_drops,
+        wireperf_receiver_socket_drops_unit: drops_unit,
         duplicates,
         sender_drops: send_drops,
         wireperf_jitter_untimed: untimed,
@@ -200,6 +216,7 @@ pub(crate) fn sums(group: &[(&LocalStream, &UdpTotals, Option<&StreamResult>)]) 
         packets: Some(recv_packets as i64),
         lost_percent: Some(lost_pct),
         receiver_socket_drops: socket_drops,
+        wireperf_receiver_socket_drops_unit: drops_unit,
         duplicates,
         wireperf_jitter_untimed: untimed,
         sender: false,
@@ -231,6 +248,7 @@ pub(crate) fn result(l: &LocalStream, u: &UdpTotals, peer: Option<&StreamResult>
         r.omitted_errors = Some(u.omitted_lost as i64);
         r.jitter = u.jitter;
         r.socket_drops = Some(u.socket_drops);
+        r.socket_drops_unit = Some(drop_unit(u));
         r.duplicates = Some(u.duplicates);
         r.jitter_untimed = Some(u.untimed);
         r.out_of_order = Some(u.out_of_order.saturating_sub(u.omitted_out_of_order));
@@ -287,6 +305,32 @@ mod tests {
         let peer = StreamResult { packets: 100, errors: 5, ..peer };
         let (sum, _, _) = sums(&[(&l, &u, Some(&peer))]).unwrap();
         assert_eq!(sum.lost_packets, Some(5));
+    }
+
+    /// A GRO receiver's socket drops are packets: its own sums say so, its results carry it,
+    /// and a sender that reads them says so too; one such stream makes a sum say packets.
+    #[test]
+    fn socket_drops_under_gro_are_labelled_packets() {
+        let gro = UdpTotals { packets: 10, unique: 9, lost: 1, socket_drops: 1, gro: true, ..Default::default() };
+        let plain = UdpTotals { gro: false, ..gro.clone() };
+        let (a, b) = (local(false, 900, gro.clone()), local(false, 900, plain.clone()));
+        assert_eq!(result(&a, &gro, None).socket_drops_unit, Some(DropUnit::Packets));
+        assert_eq!(result(&b, &plain, None).socket_drops_unit, Some(DropUnit::Datagrams));
+        let (sum, _, recv) = sums(&[(&b, &plain, None)]).unwrap();
+        assert_eq!(sum.wireperf_receiver_socket_drops_unit, Some(DropUnit::Datagrams));
+        assert_eq!(recv.wireperf_receiver_socket_drops_unit, Some(DropUnit::Datagrams));
+        let (sum, _, recv) = sums(&[(&b, &plain, None), (&a, &gro, None)]).unwrap();
+        assert_eq!(sum.wireperf_receiver_socket_drops_unit, Some(DropUnit::Packets));
+        assert_eq!(recv.wireperf_receiver_socket_drops_unit, Some(DropUnit::Packets));
+        let tx = UdpTotals { packets: 10, ..Default::default() };
+        let s = local(true, 1_000, tx.clone());
+        let peer = result(&a, &gro, None);
+        let e = stream_end(&s, &tx, Some(&peer));
+        assert_eq!(e.udp.unwrap().wireperf_receiver_socket_drops_unit, Some(DropUnit::Packets));
+        // A stock receiver says nothing about its drops: no unit is claimed.
+        let stock = StreamResult { packets: 10, errors: 1, ..Default::default() };
+        let (sum, _, _) = sums(&[(&s, &tx, Some(&stock))]).unwrap();
+        assert_eq!(sum.wireperf_receiver_socket_drops_unit, None);
     }
 
     #[test]

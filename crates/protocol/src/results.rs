@@ -5,6 +5,7 @@
 //! a `wireperf` object with extension figures; stock peers ignore unknown keys.
 
 use crate::json_num::{as_f64, as_i64, as_u64};
+use crate::schema::DropUnit;
 use serde_json::{Map, Value, json};
 
 /// The results key of the watch extension (also the parameter that asks for it).
@@ -35,6 +36,8 @@ pub struct StreamResult {
     pub end_time: f64,
     /// wireperf extension: datagrams the receiving socket dropped (SO_RXQ_OVFL).
     pub socket_drops: Option<u64>,
+    /// wireperf extension: what `socket_drops` counts (packets when the socket had GRO on).
+    pub socket_drops_unit: Option<DropUnit>,
     /// wireperf extension: duplicate datagrams seen by the receiver.
     pub duplicates: Option<u64>,
     /// wireperf extension: out-of-order datagrams seen by the receiver.
@@ -159,6 +162,9 @@ impl StreamResult {
                 ext.insert(k.into(), json!(v));
             }
         }
+        if let Some(unit) = self.socket_drops_unit.and_then(|u| serde_json::to_value(u).ok()) {
+            ext.insert("socket_drops_unit".into(), unit);
+        }
         if !ext.is_empty() {
             m.insert("wireperf".into(), Value::Object(ext));
         }
@@ -186,6 +192,9 @@ impl StreamResult {
             start_time: v.get("start_time").and_then(as_f64).unwrap_or(0.0),
             end_time: v.get("end_time").and_then(as_f64).unwrap_or(0.0),
             socket_drops: ext_u("socket_drops"),
+            socket_drops_unit: ext
+                .and_then(|e| e.get("socket_drops_unit"))
+                .and_then(|u| serde_json::from_value(u.clone()).ok()),
             duplicates: ext_u("duplicates"),
             out_of_order: ext_u("out_of_order"),
             send_drops: ext_u("send_drops"),
@@ -221,11 +230,18 @@ mod tests {
                 omitted_packets: Some(0),
                 end_time: 1.5,
                 socket_drops: Some(9),
+                socket_drops_unit: Some(DropUnit::Packets),
                 ..Default::default()
             }],
             ..Default::default()
         };
-        assert_eq!(ExchangeResults::from_json(&r.to_json()).unwrap(), r);
+        let j = r.to_json();
+        assert_eq!(j["streams"][0]["wireperf"]["socket_drops_unit"], "packets");
+        assert_eq!(ExchangeResults::from_json(&j).unwrap(), r);
+        // An unknown unit reads as absent, not as a wrong one.
+        let mut j = j;
+        j["streams"][0]["wireperf"]["socket_drops_unit"] = serde_json::json!("bytes");
+        assert_eq!(ExchangeResults::from_json(&j).unwrap().streams[0].socket_drops_unit, None);
     }
 
     #[test]

@@ -41,6 +41,9 @@ pub(crate) struct UdpCounters {
     pub untimed: AtomicU64,
     /// Receiver: the test thread asks for a jitter restart (end of omit).
     pub reset_jitter: AtomicBool,
+    /// Receiver: the socket has UDP GRO on, so its drop counter counts coalesced packets, not
+    /// datagrams.
+    pub gro: AtomicBool,
     /// Receiver: when the last datagram arrived, µs after the stream's start (for the drain).
     pub last_rx_us: AtomicU64,
 }

@@ -323,6 +323,7 @@ pub(crate) fn recv_loop(
     sock.set_read_timeout(Some(POLL)).map_err(rerr)?;
     let wide = spec.udp.counters_64bit;
     let gro = spec.udp.offload && set_gro(sock, true).is_ok();
+    counters.udp.gro.store(gro, Ordering::Relaxed);
     // The kernel's receive time of every datagram (of every GRO packet), for jitter.
     let _ = wireperf_sys::sockopt::set_timestampns(sock, true);
     let slot = spec.len.clamp(16, 65_536);

@@ -62,6 +62,12 @@ pub struct Summary {
         skip_serializing_if = "Option::is_none"
     )]
     pub receiver_socket_drops: Option<u64>,
+    /// wireperf: what one `wireperf_receiver_socket_drops` counts. With UDP GRO on, the
+    /// receiving socket queues a coalesced packet whole and the kernel counts a dropped one once,
+    /// however many datagrams it held: the figure is then packets, a lower bound on the datagrams
+    /// the socket dropped (the loss itself is still counted per datagram).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wireperf_receiver_socket_drops_unit: Option<DropUnit>,
     /// wireperf: UDP duplicate datagrams.
     #[serde(rename = "wireperf_duplicates", alias = "duplicates", skip_serializing_if = "Option::is_none")]
     pub duplicates: Option<u64>,
@@ -90,6 +96,17 @@ pub struct Summary {
     pub delivery_rate: Option<u64>,
     /// The summarised direction is this host's sending direction.
     pub sender: bool,
+}
+
+/// What a receiving socket's drop counter counts (`wireperf_receiver_socket_drops_unit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DropUnit {
+    /// One per datagram: the socket had GRO off, so every datagram was queued on its own.
+    Datagrams,
+    /// One per queued packet: the socket had GRO on, and a dropped GRO-coalesced packet
+    /// counts once for all its datagrams.
+    Packets,
 }
 
 /// `-F` file transfer figures.

@@ -11,7 +11,7 @@ mod end;
 mod interval;
 mod start;
 
-pub use end::{CpuUtilization, DiskFile, End, EndStream, StreamCpu, StreamIo, Summary};
+pub use end::{CpuUtilization, DiskFile, DropUnit, End, EndStream, StreamCpu, StreamIo, Summary};
 pub use interval::{Interval, IntervalStream, IntervalSum};
 pub use start::{Connected, HostPort, Start, TestStart, Timestamp};
 

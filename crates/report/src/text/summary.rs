@@ -27,7 +27,7 @@ use super::prefix::Printed;
 use super::{Block, Role, TextContext};
 use crate::cjson::try_to_cjson_string;
 use wireperf_protocol::Protocol;
-use wireperf_protocol::schema::{End, EndStream, Summary, TestReport};
+use wireperf_protocol::schema::{DropUnit, End, EndStream, Summary, TestReport};
 
 /// The summary text (no prefixes; see [`render_summary_calls`] for `-T`/`--timestamps`).
 pub fn render_summary(report: &TestReport, ctx: &TextContext) -> String {
@@ -211,13 +211,17 @@ pub fn loss_split(id: LineId, tag: &str, r: &Summary) -> Option<String> {
     let lost = u64::try_from(r.lost_packets.unwrap_or(0)).unwrap_or(0);
     let id = bracketed(id);
     let mut parts = Vec::new();
-    let coalesced = r.wireperf_jitter_untimed.unwrap_or(0) > 0;
-    if drops > 0 && coalesced {
-        // The kernel counts a dropped GRO packet once, however many datagrams it held.
+    // The kernel counts a dropped GRO packet once, however many datagrams it held: with GRO on
+    // (said by the receiver; older wireperf receivers only showed it by coalesced arrivals)
+    // the socket's figure is packets, and only a bound on the path's share can be given.
+    let packets = r.wireperf_receiver_socket_drops_unit == Some(DropUnit::Packets)
+        || (r.wireperf_receiver_socket_drops_unit.is_none() && r.wireperf_jitter_untimed.unwrap_or(0) > 0);
+    if drops > 0 && packets {
         parts.push(format!(
-            "{lost} lost; the receiving socket dropped {drops} packets, GRO-coalesced ones among them, so \
-             the datagrams lost on the path cannot be told apart (raise -w or lower -b; \
-             WIREPERF_UDP_OFFLOAD=off counts socket drops per datagram)"
+            "{lost} lost; the receiving socket dropped {drops} packets (UDP GRO on: a dropped packet may hold \
+             several datagrams), so at most {} were lost on the path (raise -w or lower -b; \
+             WIREPERF_UDP_OFFLOAD=off counts socket drops per datagram)",
+            lost.saturating_sub(drops)
         ));
     } else if drops > 0 {
         parts.push(format!(
@@ -390,7 +394,21 @@ mod tests {
         };
         let line = loss_split(LineId::Sum, "", &r).unwrap();
         assert!(line.starts_with("[SUM] loss split: 420 lost; the receiving socket dropped 9 packets"), "{line}");
+        assert!(line.contains("at most 411 were lost on the path"), "{line}");
         assert!(!line.contains("on the path,"), "{line}");
+        // The receiver's own word decides: packets even when nothing arrived coalesced ...
+        let said = Summary {
+            wireperf_jitter_untimed: Some(0),
+            wireperf_receiver_socket_drops_unit: Some(DropUnit::Packets),
+            ..r.clone()
+        };
+        assert_eq!(loss_split(LineId::Sum, "", &said), Some(line));
+        // ... and datagrams (GRO off) give the exact split.
+        let off = Summary { wireperf_receiver_socket_drops_unit: Some(DropUnit::Datagrams), ..r };
+        assert_eq!(
+            loss_split(LineId::Sum, "", &off).as_deref(),
+            Some("[SUM] loss split: 411 lost on the path, 9 dropped by the receiving socket (raise -w or lower -b)\n")
+        );
     }
 
     #[test]
