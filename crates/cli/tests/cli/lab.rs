@@ -25,7 +25,7 @@
 //! batches into datagrams before the veth, so nft, tc and the receiver each see one packet per
 //! datagram (otherwise one GSO packet of 40 datagrams would be one nft "packet").
 //! [`LabConfig::whole_gso`] leaves that out, as a container's veth does: GSO packets then cross
-//! whole, and [`Lab::nft_dropped_datagrams`] still counts datagrams (from the counter's bytes).
+//! whole, and [`Lab::datagrams`] still counts datagrams (from the counter's bytes).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
 
@@ -243,6 +243,51 @@ impl Lab {
         self.load_nft(side, &rules);
     }
 
+    /// [`Lab::drop_udp`] plus counters in `side`'s output of the UDP data datagrams it sends
+    /// from or to `port`: what left its sockets, read with [`Lab::udp_counters`]. Put on both
+    /// sides, one table serves every direction (forward, `-R`, `--bidir`).
+    pub fn count_and_drop_udp(&self, side: Side, port: u16, percent: u32) {
+        let rules = format!(
+            "table inet wplab {{\n chain input {{\n  type filter hook input priority 0; policy accept;\n  \
+             udp dport {port} udp length > 32 numgen random mod 100 < {percent} counter drop\n  \
+             udp sport {port} udp length > 32 numgen random mod 100 < {percent} counter drop\n }}\n \
+             chain output {{\n  type filter hook output priority 0; policy accept;\n  \
+             udp dport {port} udp length > 32 counter\n  \
+             udp sport {port} udp length > 32 counter\n }}\n}}\n"
+        );
+        self.load_nft(side, &rules);
+    }
+
+    /// The kernel's UDP counters of `side`, read in one go (one process): the nft table of
+    /// [`Lab::count_and_drop_udp`] by chain, `Udp: RcvbufErrors`, and the veth's `tx_dropped`.
+    pub fn udp_counters(&self, side: Side) -> UdpCounters {
+        let script = format!(
+            "nft -j list table inet wplab && echo && grep '^Udp:' /proc/net/snmp && cat /sys/class/net/{}/statistics/tx_dropped",
+            self.dev(side)
+        );
+        let out = self.exec(side, &["sh", "-c", &script]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut lines = text.lines();
+        let nft: serde_json::Value = serde_json::from_str(lines.next().unwrap_or("")).expect("nft -j output");
+        let mut c = UdpCounters::default();
+        for item in nft["nftables"].as_array().expect("nftables array") {
+            let Some(rule) = item.get("rule") else { continue };
+            for e in rule["expr"].as_array().into_iter().flatten() {
+                let Some(n) = e.get("counter") else { continue };
+                let pb = (n["packets"].as_u64().unwrap_or(0), n["bytes"].as_u64().unwrap_or(0));
+                let sum = if rule["chain"] == "output" { &mut c.output } else { &mut c.dropped };
+                *sum = (sum.0 + pb.0, sum.1 + pb.1);
+            }
+        }
+        let rest: Vec<&str> = lines.filter(|l| !l.trim().is_empty()).collect();
+        let (head, vals) =
+            (rest[0].split_whitespace().collect::<Vec<_>>(), rest[1].split_whitespace().collect::<Vec<_>>());
+        let i = head.iter().position(|&k| k == "RcvbufErrors").expect("RcvbufErrors in /proc/net/snmp");
+        c.rcvbuf = vals[i].parse().unwrap();
+        c.veth_tx_dropped = rest[2].trim().parse().unwrap();
+        c
+    }
+
     /// Adds an nft rule in `side`'s input that drops `percent` % of the TCP data segments
     /// (IP length > 500: no SYNs, pure ACKs or small control messages) to `port`, with a counter.
     pub fn drop_tcp(&self, side: Side, port: u16, percent: u32) {
@@ -284,28 +329,11 @@ impl Lab {
             .sum()
     }
 
-    /// The drop rules' counters of `side`: (packets, bytes) so far.
-    pub fn nft_counters(&self, side: Side) -> (u64, u64) {
-        let out = self.exec(side, &["nft", "list", "table", "inet", "wplab"]);
-        let text = String::from_utf8_lossy(&out.stdout);
-        let mut sum = (0, 0);
-        for l in text.lines() {
-            let w: Vec<&str> = l.split_whitespace().collect();
-            let at = |k: &str| w.iter().position(|&x| x == k).and_then(|i| w.get(i + 1)?.parse::<u64>().ok());
-            if let (Some(p), Some(b)) = (at("packets"), at("bytes")) {
-                sum.0 += p;
-                sum.1 += b;
-            }
-        }
-        sum
-    }
-
-    /// Datagrams of `payload` bytes the drop rules dropped, between two [`Lab::nft_counters`]
-    /// readings. nft counts packets, and a UDP GSO packet that crossed the veth whole is one
-    /// packet of many datagrams; its bytes are one IPv4 and UDP header (28 bytes) plus every
-    /// datagram's payload, so `(bytes − 28·packets) / payload` is exact either way.
-    pub fn nft_datagrams(before: (u64, u64), after: (u64, u64), payload: u64) -> u64 {
-        let (packets, bytes) = (after.0 - before.0, after.1 - before.1);
+    /// Datagrams of `payload` bytes in a (packets, bytes) difference of an nft counter. nft
+    /// counts packets, and a UDP GSO packet (at the sender's output, or one that crossed the veth
+    /// whole) is one packet of many datagrams; its bytes are one IPv4 and UDP header (28 bytes)
+    /// plus every datagram's payload, so `(bytes − 28·packets) / payload` is exact either way.
+    pub fn datagrams((packets, bytes): (u64, u64), payload: u64) -> u64 {
         let body = bytes - 28 * packets;
         assert_eq!(body % payload, 0, "nft dropped {packets} packets of {bytes} bytes: not {payload}-byte datagrams");
         body / payload
@@ -327,6 +355,32 @@ impl Lab {
         let (Some(head), Some(vals)) = (rows.first(), rows.get(1)) else { panic!("no Udp: lines in {text}") };
         let i = head.iter().position(|&k| k == key).unwrap_or_else(|| panic!("no {key} in {text}"));
         vals[i].parse().unwrap_or(0)
+    }
+}
+
+/// One side's UDP counters ([`Lab::udp_counters`]); subtract two readings with [`UdpCounters::since`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct UdpCounters {
+    /// The input drop rules: (packets, bytes).
+    pub dropped: (u64, u64),
+    /// The output counting rules: (packets, bytes).
+    pub output: (u64, u64),
+    /// `Udp: RcvbufErrors`.
+    pub rcvbuf: u64,
+    /// The veth's transmit drops.
+    pub veth_tx_dropped: u64,
+}
+
+impl UdpCounters {
+    /// What moved between `before` and `self`.
+    pub fn since(&self, before: &UdpCounters) -> UdpCounters {
+        let d = |a: (u64, u64), b: (u64, u64)| (a.0 - b.0, a.1 - b.1);
+        UdpCounters {
+            dropped: d(self.dropped, before.dropped),
+            output: d(self.output, before.output),
+            rcvbuf: self.rcvbuf - before.rcvbuf,
+            veth_tx_dropped: self.veth_tx_dropped - before.veth_tx_dropped,
+        }
     }
 }
 

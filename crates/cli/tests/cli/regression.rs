@@ -2,6 +2,7 @@
 
 use crate::harness::*;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// The server read data-connection cookies on parallel threads and classified streams by
 /// which cookie arrived first, so in `--bidir` both sides could end up sending on the same
@@ -40,15 +41,20 @@ fn bidir_streams_follow_the_clients_connection_order() {
 /// time, and the runs must show packets and datagrams differing (or nothing was tested).
 #[test]
 fn lab_udp_loss_counts_datagrams_of_gso_packets_that_cross_a_veth_whole() {
-    use crate::lab::{LAB_PORT, Lab, LabConfig, Side};
-    use crate::udp_exact::{Case, one_run};
-    let lab = Lab::new(LabConfig { whole_gso: true, ..Default::default() });
-    lab.drop_udp(Side::B, LAB_PORT, 2);
-    let case = Case { name: "whole GSO", sender: wireperf(), args: &["-b", "1G"], no_offload: false, whole_gso: true };
+    use crate::udp_exact::{Case, lab_for, one_run};
+    let case = Case {
+        name: "whole GSO",
+        sender: wireperf(),
+        args: &["-b", "1G"],
+        no_offload: false,
+        whole_gso: true,
+        phantom_per_stream: 0,
+    };
+    let lab = lab_for(std::slice::from_ref(&case));
     let mut merged = 0;
     for run in 1..=5 {
-        let f = one_run(&lab, &case);
-        let by_packets = f.reported as i64 - (f.nft_packets + f.rcvbuf + f.veth_drops) as i64 + f.sender_drops as i64;
+        let (_, f) = one_run(&lab, &case).remove(0);
+        let by_packets = f.difference() + (f.nft_datagrams - f.nft_packets) as i64;
         eprintln!(
             "run {run}: {f:?}; difference against datagrams {:+}, against packets {by_packets:+}",
             f.difference()
@@ -57,6 +63,67 @@ fn lab_udp_loss_counts_datagrams_of_gso_packets_that_cross_a_veth_whole() {
         merged += f.nft_datagrams - f.nft_packets;
     }
     assert!(merged > 0, "no dropped nft packet carried more than one datagram: GSO packets did not cross whole");
+}
+
+/// Issue 14 ("a datagram counts as sent only when the kernel took it"): a GSO send refused with
+/// `EAGAIN` (the socket's send buffer stayed full past the 50 ms send timeout) counted all its
+/// datagrams as sent, as if the stack had cut it up and sent some; but `EAGAIN` comes before any
+/// datagram exists, so they never left and the receiver counted them lost. Forced here: a 4 KiB
+/// send buffer (`-w 4K`) behind a 150 kbit/s tbf with a one-packet burst, so datagrams wait in
+/// the qdisc holding the buffer (76 ms each) while the sender is paced faster: GSO sends and
+/// `sendmmsg` calls stop mid-batch at the full buffer, and the test's end stops a sender blocked
+/// in one. What the sender counts must be exactly what left its socket (nft output counter),
+/// what the qdisc passed on, and what arrived; some sends must have been refused.
+#[test]
+fn lab_udp_sends_refused_by_a_full_send_buffer_are_not_counted_sent() {
+    use crate::lab::{LAB_PORT, Lab, LabConfig, Side};
+    let lab = Lab::new(LabConfig::default());
+    let dev = lab.dev(Side::A).to_string();
+    lab.exec(
+        Side::A,
+        &["tc", "qdisc", "add", "dev", &dev, "root", "tbf", "rate", "150kbit", "burst", "1600", "limit", "1000000"],
+    );
+    // The drop rules never fire at 0 %; the table is for its output counter.
+    lab.count_and_drop_udp(Side::A, LAB_PORT, 0);
+    let qdisc = |lab: &Lab| {
+        let tc = lab.exec(Side::A, &["tc", "-s", "-j", "qdisc", "show", "dev", lab.dev(Side::A)]);
+        let tc: serde_json::Value = serde_json::from_slice(&tc.stdout).expect("tc -j");
+        (u(&tc, "/0/packets"), u(&tc, "/0/drops"))
+    };
+    let port = LAB_PORT.to_string();
+    for offload in [true, false] {
+        let env = |mut c: std::process::Command| {
+            if !offload {
+                c.env("WIREPERF_UDP_OFFLOAD", "off");
+            }
+            c
+        };
+        let server =
+            lab.spawn_server(Side::B, env(lab.command(Side::B, &wireperf(), &["-s", "-p", &port, "-1", "-J"])));
+        let before = (lab.udp_counters(Side::A), qdisc(&lab));
+        let args =
+            ["-c", lab.addr(Side::B), "-p", &port, "-u", "-b", "300K", "-l", "1400", "-w", "4K", "-t", "2", "-J"];
+        let out = lab.run_command(env(lab.command(Side::A, &wireperf(), &args)));
+        assert_ok(&out);
+        let (so, se) = server.finish(Duration::from_secs(15));
+        let left = Lab::datagrams(lab.udp_counters(Side::A).since(&before.0).output, 1400);
+        let after = qdisc(&lab);
+        let (qdisc_sent, qdisc_drops) = (after.0 - before.1.0, after.1 - before.1.1);
+        let v = json_of(&out);
+        let s: serde_json::Value = serde_json::from_str(&so).unwrap_or_else(|e| panic!("server JSON: {e}\n{so}\n{se}"));
+        let (sent, refused) = (u(&v, "/end/sum_sent/packets"), u(&v, "/end/sum_sent/wireperf_sender_drops"));
+        let (received, lost) =
+            (u(&s, "/end/sum_received/packets") - u(&s, "/end/sum/lost_packets"), u(&s, "/end/sum/lost_packets"));
+        eprintln!(
+            "offload {offload}: counted sent {sent}, left the socket {left}, refused {refused}; qdisc passed {qdisc_sent}, \
+             dropped {qdisc_drops}; received {received}, lost {lost}"
+        );
+        assert!(refused > 0, "no send was refused: the send buffer never filled, nothing was forced");
+        assert_eq!(sent, left, "offload {offload}: counted sent must be what left the socket");
+        assert_eq!((received, lost), (sent, 0), "offload {offload}: every datagram counted sent must arrive");
+        // The qdisc also carried the control connection's segments: at least what left, none dropped.
+        assert!(qdisc_sent >= left && qdisc_drops == 0, "the qdisc (limit far above the send buffer) dropped some");
+    }
 }
 
 /// A default `wireperf -s` dropped data connections of a `-P 128` client ("16 connections from

@@ -14,6 +14,7 @@
 //!   sequence number, and its slot in the schedule passes (no catch-up burst). A refused GSO
 //!   send of several datagrams is the exception: the stack may have cut it up and sent all but
 //!   the last, so its datagrams count as sent and the receiver counts the missing ones lost.
+//!   Only for `ENOBUFS`: `EAGAIN` means the send buffer was full and no datagram was made.
 //! * **Receiving** with UDP GRO when the kernel has it (else `recvmmsg`), counting with
 //!   [`super::udp_stats::UdpRecvStats`]: exact loss, out-of-order, duplicates, iperf3's jitter
 //!   over each datagram's kernel receive time (`SO_TIMESTAMPNS`); datagrams a GRO packet
@@ -278,12 +279,13 @@ pub(crate) fn send_loop(
                 u.packets.store(sent, Ordering::Relaxed);
                 counters.bytes.store(sent * len as u64, Ordering::Relaxed);
             }
-            // A GSO packet the stack cut into datagrams after the call began: the error is the
+            // A GSO packet the stack cut into datagrams after the call began: `ENOBUFS` is the
             // last datagram's fate, the others may be on the wire with their numbers. They
             // count as sent, so the numbers stay unique and the receiver counts exactly those
             // that never came (a device drop on the path), instead of the next batch reusing
-            // numbers that already arrived.
-            Err(e) if is_refusal(&e) && gso_batch && sender.gso_enabled() => {
+            // numbers that already arrived. `EAGAIN` (a full send buffer) comes before any
+            // datagram exists: that batch was not sent, as below.
+            Err(e) if e.raw_os_error() == Some(libc::ENOBUFS) && gso_batch && sender.gso_enabled() => {
                 sent += k as u64;
                 slots += k as u64;
                 u.packets.store(sent, Ordering::Relaxed);
