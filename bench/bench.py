@@ -18,8 +18,8 @@ Method (see docs/performance.md and BENCHMARKS.md):
   both tools: one `-b 0` probe gives the ceiling, then a bisection in log space between
   100 Mbit/s and it (5 steps: about 1.1x precision for a 30x range).
 - Ratios are wireperf / peer per round; the tables give their median and [min-max].
-- Memory: peak RSS (wait4()'s ru_maxrss) of the client and of the server, loopback, -t 2,
-  -P 8 and -P 128, each tool.
+- Memory: peak RSS (VmHWM, read every 20 ms while the process runs) of the client and of the
+  server, loopback, -t 2, -P 8 and -P 128, each tool.
 - Limit: per TCP case, wireperf with -Z --skip-rx-copy added (sendfile on the sender, MSG_TRUNC
   on the receiver: no user-space copy at either end, so what is left is the kernel's TCP path);
   every tool's median is given as a fraction of it.
@@ -139,19 +139,40 @@ class Env:
         return bool(out.strip())
 
 
-def wait_rusage(proc, timeout):
-    """wait4() the child: exit status, its own CPU seconds (user + system) and peak RSS (KiB)."""
+def peak_rss_kib(pid):
+    """VmHWM of a running process, KiB (None once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def wait_rusage(proc, timeout, other=None):
+    """wait4() the child: exit status, its own CPU seconds (user + system) and peak RSS (KiB).
+    `other` ({"pid": …, "peak": …}) is a second child whose peak is read meanwhile.
+
+    The peak is the child's VmHWM as last read while it ran, not wait4()'s ru_maxrss: a child
+    forked from this Python process starts with Python's resident set (about 17 MB), and Linux
+    carries that into ru_maxrss across exec, so every tool would show at least that much."""
     deadline = time.time() + timeout
+    peak = None
     while True:
+        if other is not None:
+            other["peak"] = peak_rss_kib(other["pid"]) or other.get("peak")
         pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
         if pid == proc.pid:
             proc.returncode = os.waitstatus_to_exitcode(status)
-            return proc.returncode, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
+            return proc.returncode, ru.ru_utime + ru.ru_stime, peak
         if time.time() >= deadline:
             proc.kill()
             pid, status, ru = os.wait4(proc.pid, 0)
             proc.returncode = -9
-            return -9, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
+            return -9, ru.ru_utime + ru.ru_stime, peak
+        peak = peak_rss_kib(proc.pid) or peak
         time.sleep(0.02)
 
 
@@ -183,8 +204,10 @@ def one_run(tool, env, secs, extra, db):
         while not env.listening(port) and time.time() - t0 < 5:
             time.sleep(0.02)
         cli = subprocess.Popen(cli_cmd, stdout=co, stderr=subprocess.STDOUT, env=envv)
-        rc, ccpu, crss = wait_rusage(cli, secs + 30)
+        srv_peak = {"pid": srv.pid, "peak": None}
+        rc, ccpu, crss = wait_rusage(cli, secs + 30, srv_peak)
         src, scpu, srss = wait_rusage(srv, 10)
+        srss = srss or srv_peak["peak"]
         co.seek(0)
         text = co.read().decode(errors="replace")
     try:
@@ -478,7 +501,7 @@ def report(a, tools, peers, extras, results, limits, memory, why, load_start, lo
         for t in tools:
             cells = []
             for n in cols:
-                rs = [r for r in memory[n][t["name"]] if r]
+                rs = [r for r in memory[n][t["name"]] if r and r["crss"] and r["srss"]]
                 c, s = median(rs, lambda r: r["crss"] / 1024), median(rs, lambda r: r["srss"] / 1024)
                 cells.append(f"{fmt(c, '.1f')} / {fmt(s, '.1f')}" if rs else "n/a (failed)")
             print(f"| {t['name']} | " + " | ".join(cells) + " |")
