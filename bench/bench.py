@@ -1,9 +1,15 @@
 #!/usr/bin/env python3
-"""wireperf vs an iperf3 build, alternating in one run. Called by bench/run (which builds).
+"""wireperf vs several iperf3 builds, interleaved in one run. Called by bench/run (which builds).
+
+Peers: Debian's iperf3 3.12 and the stock 3.22 that scripts/stock-iperf3 unpacks (unless
+--no-default-peers), plus every --peer NAME=PATH[:FLAGS] (repeatable; FLAGS are added to each
+of that peer's client runs, e.g. --peer new=/opt/iperf3:"-A 1"). Each peer's --help is read
+once: UDP clients get --gsro when it is listed (3.21+), and a case whose flag a peer lacks
+(-Z) is marked n/a for it instead of failing.
 
 Method (see docs/performance.md and BENCHMARKS.md):
-- Every case runs in pairs: wireperf then the peer, or the peer then wireperf (the order
-  alternates per pair so a slow drift does not favour one tool).
+- Every case runs in rounds ("pairs"): wireperf and each peer once, in an order rotated per
+  round so a slow drift does not favour one tool; ratios are wireperf / peer within a round.
 - Each run is a fresh one-shot server (`-s -1`) and a client with `-J`; both are children of
   this script, and their CPU time (user + system) comes from the kernel via wait4()'s rusage.
 - Throughput is the receiver's `end.sum_received.bits_per_second` (TCP).
@@ -11,12 +17,20 @@ Method (see docs/performance.md and BENCHMARKS.md):
 - UDP: the highest `-b` with < 0.1 % loss, 1448-byte datagrams, found with the same search for
   both tools: one `-b 0` probe gives the ceiling, then a bisection in log space between
   100 Mbit/s and it (5 steps: about 1.1x precision for a 30x range).
-- Ratios are wireperf / peer per pair; the table gives their median and [min-max].
+- Ratios are wireperf / peer per round; the tables give their median and [min-max].
+- Memory: peak RSS (VmHWM, read every 20 ms while the process runs) of the client and of the
+  server, loopback, -t 2, -P 8 and -P 128, each tool.
+- Limit: per TCP case, wireperf with -Z --skip-rx-copy added (sendfile on the sender, MSG_TRUNC
+  on the receiver: no user-space copy at either end, so what is left is the kernel's TCP path);
+  every tool's median is given as a fraction of it.
+- Sampling cost: wireperf TCP 1 stream with --why (both hosts sampled per interval) over
+  without, in interleaved rounds.
 """
 
 import argparse
 import json
 import os
+import shlex
 import signal
 import socket
 import statistics
@@ -43,6 +57,14 @@ CASES = {
     "tcpZ": ("TCP -Z", ["-Z"]),
     "udp": (f"UDP {UDP_LEN} B max rate, loss < {LOSS_LIMIT}%", None),
 }
+EXTRAS = ("memory", "limit", "why")
+# Flags of a client run that a peer may not have; the case is n/a for a peer without them.
+OPTIONAL_FLAGS = ("-Z", "--skip-rx-copy", "--gsro")
+DEFAULT_PEERS = (
+    "iperf3-3.12=/usr/bin/iperf3",
+    "iperf3-3.22=/var/cache/wireperf-peers/iperf3-3.22/iperf3",
+)
+LIMIT_FLAGS = ["-Z", "--skip-rx-copy"]
 
 
 def log(msg):
@@ -117,19 +139,40 @@ class Env:
         return bool(out.strip())
 
 
-def wait_rusage(proc, timeout):
-    """wait4() the child: exit status and its own CPU seconds (user + system)."""
+def peak_rss_kib(pid):
+    """VmHWM of a running process, KiB (None once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def wait_rusage(proc, timeout, other=None):
+    """wait4() the child: exit status, its own CPU seconds (user + system) and peak RSS (KiB).
+    `other` ({"pid": …, "peak": …}) is a second child whose peak is read meanwhile.
+
+    The peak is the child's VmHWM as last read while it ran, not wait4()'s ru_maxrss: a child
+    forked from this Python process starts with Python's resident set (about 17 MB), and Linux
+    carries that into ru_maxrss across exec, so every tool would show at least that much."""
     deadline = time.time() + timeout
+    peak = None
     while True:
+        if other is not None:
+            other["peak"] = peak_rss_kib(other["pid"]) or other.get("peak")
         pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
         if pid == proc.pid:
             proc.returncode = os.waitstatus_to_exitcode(status)
-            return proc.returncode, ru.ru_utime + ru.ru_stime
+            return proc.returncode, ru.ru_utime + ru.ru_stime, peak
         if time.time() >= deadline:
             proc.kill()
             pid, status, ru = os.wait4(proc.pid, 0)
             proc.returncode = -9
-            return -9, ru.ru_utime + ru.ru_stime
+            return -9, ru.ru_utime + ru.ru_stime, peak
+        peak = peak_rss_kib(proc.pid) or peak
         time.sleep(0.02)
 
 
@@ -142,12 +185,16 @@ def parse_json(text):
 
 
 def one_run(tool, env, secs, extra, db):
-    """One client+server run. Returns dict(bps, bytes, cpu, loss, doc) or None on failure."""
+    """One client+server run. Returns dict(bps, bytes, cpu, ccpu, scpu, crss, srss, loss) or
+    None on failure (logged). `extra` are the case's flags; the tool's own come after them."""
     port = env.port()
     is_wp = tool["kind"] == "wireperf"
+    udp = "-u" in extra
     srv_cmd = env.prefix("server") + [tool["bin"], "-s", "-1", "-p", str(port)]
     cli_cmd = env.prefix("client") + [tool["bin"], "-c", env.server_addr(), "-p", str(port),
-                                      "-t", str(secs), "-J"] + extra
+                                      "-t", str(secs), "-J"] + extra + tool["flags"]
+    if udp:
+        cli_cmd += tool["udp_flags"]
     if is_wp:
         cli_cmd.append("--no-save")
     envv = dict(os.environ, WIREPERF_DB=db)
@@ -157,8 +204,10 @@ def one_run(tool, env, secs, extra, db):
         while not env.listening(port) and time.time() - t0 < 5:
             time.sleep(0.02)
         cli = subprocess.Popen(cli_cmd, stdout=co, stderr=subprocess.STDOUT, env=envv)
-        rc, ccpu = wait_rusage(cli, secs + 30)
-        src, scpu = wait_rusage(srv, 10)
+        srv_peak = {"pid": srv.pid, "peak": None}
+        rc, ccpu, crss = wait_rusage(cli, secs + 30, srv_peak)
+        src, scpu, srss = wait_rusage(srv, 10)
+        srss = srss or srv_peak["peak"]
         co.seek(0)
         text = co.read().decode(errors="replace")
     try:
@@ -170,7 +219,7 @@ def one_run(tool, env, secs, extra, db):
         log(f"  {tool['name']}: {doc['error']}")
         return None
     end = doc.get("end", {})
-    if "-u" in extra:
+    if udp:
         s = end.get("sum", {})
         sent_bytes = s.get("bytes", 0)
         loss = s.get("lost_percent", 100.0)
@@ -181,7 +230,8 @@ def one_run(tool, env, secs, extra, db):
         r = end.get("sum_received", {})
         recv_bytes, bps, loss = r.get("bytes", 0), r.get("bits_per_second", 0.0), 0.0
     cpu = ccpu + scpu
-    return {"bps": bps, "bytes": recv_bytes, "cpu": cpu, "ccpu": ccpu, "scpu": scpu, "loss": loss}
+    return {"bps": bps, "bytes": recv_bytes, "cpu": cpu, "ccpu": ccpu, "scpu": scpu, "loss": loss,
+            "crss": crss, "srss": srss}
 
 
 def udp_search(tool, env, secs, db, steps):
@@ -213,81 +263,179 @@ def ratio_stats(xs):
     return f"{statistics.median(xs):.2f} [{min(xs):.2f}–{max(xs):.2f}]"
 
 
+def median(xs, f):
+    xs = [f(x) for x in xs]
+    return statistics.median(xs) if xs else None
+
+
+def fmt(v, spec=".2f"):
+    return "n/a" if v is None else format(v, spec)
+
+
+def help_flags(binary):
+    """The long and short options a binary's --help lists (the peer's flags check)."""
+    out = subprocess.run([binary, "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True).stdout
+    return {w.rstrip(",") for w in out.split() if w.startswith("-")}
+
+
+def version_line(binary):
+    out = subprocess.run([binary, "-v"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True).stdout
+    return out.splitlines()[0] if out else "unknown version"
+
+
+def parse_peer(spec):
+    """NAME=PATH[:FLAGS] → (name, path, flags); a bare PATH[:FLAGS] is named after its file."""
+    name, sep, rest = spec.partition("=")
+    if not sep:
+        name, rest = "", spec
+    path, _, flags = rest.partition(":")
+    if not path or (sep and not name):
+        raise ValueError(f"--peer {spec!r}: expected NAME=PATH[:FLAGS]")
+    return name or os.path.basename(path), path, shlex.split(flags)
+
+
+def make_tool(name, kind, binary, flags):
+    if not os.access(binary, os.X_OK):
+        hint = " (scripts/stock-iperf3 unpacks it; or --no-default-peers)" if "wireperf-peers" in binary else ""
+        sys.exit(f"not executable: {binary}{hint}")
+    known = help_flags(binary)
+    return {"name": name, "kind": kind, "bin": binary, "flags": flags, "known": known,
+            # iperf3 3.21+ sends and receives UDP with GSO/GRO only when asked.
+            "udp_flags": ["--gsro"] if "--gsro" in known else [],
+            "version": version_line(binary)}
+
+
+def supports(tool, extra):
+    return all(f in tool["known"] for f in extra if f in OPTIONAL_FLAGS)
+
+
+def run_case(tool, env, a, extra, db):
+    if extra is None:
+        return udp_search(tool, env, a.udp_secs, db, a.udp_steps)
+    return one_run(tool, env, a.secs, extra, db)
+
+
+def rounds(a, tools, label, run, loads):
+    """`a.pairs` rounds of `run(tool)` over `tools`, order rotated per round. Returns
+    {name: [result or None per round]}."""
+    res = {t["name"]: [] for t in tools}
+    for i in range(a.pairs):
+        k = i % len(tools)
+        order = tools[k:] + tools[:k]
+        for t in order:
+            res[t["name"]].append(run(t))
+        loads.append(loadavg())
+        log(f"{label} round {i + 1}: " + ", ".join(
+            f"{n} {r[-1]['bps'] / 1e9:.2f} Gbit/s cpu {r[-1]['ccpu']:.2f}+{r[-1]['scpu']:.2f} s"
+            for n, r in res.items() if r and r[-1]))
+    return res
+
+
+def ratios(ws, ps, f):
+    """Per-round ratios f(w) / f(p) where both runs succeeded."""
+    out = []
+    for w, p in zip(ws, ps):
+        if w and p and f(p) > 0 and f(w) > 0:
+            out.append(f(w) / f(p))
+    return out
+
+
+def gbit(r):
+    return r["bps"] / 1e9
+
+
+def gbit_per_cpu(r):
+    return r["bytes"] * 8 / 1e9 / r["cpu"] if r["cpu"] > 0 else 0.0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--peer", default="/usr/bin/iperf3", help="iperf3 binary to compare against")
+    ap.add_argument("--peer", action="append", default=[], metavar="NAME=PATH[:FLAGS]",
+                    help="an iperf3-compatible binary to compare against (repeatable); FLAGS are added "
+                         "to its client runs")
+    ap.add_argument("--no-default-peers", action="store_true",
+                    help="only the --peer binaries, not iperf3 3.12 and the stock 3.22")
     ap.add_argument("--wireperf", default=os.environ.get("WPB_WIREPERF", "target/release/wireperf"))
-    ap.add_argument("--pairs", type=int, default=5)
+    ap.add_argument("--pairs", type=int, default=5, help="rounds per case (each tool once per round)")
     ap.add_argument("--secs", type=int, default=3, help="seconds per TCP run")
     ap.add_argument("--udp-secs", type=int, default=2, help="seconds per UDP run")
     ap.add_argument("--udp-steps", type=int, default=5, help="bisection steps of the UDP search")
     ap.add_argument("--envs", default="loopback,veth")
-    ap.add_argument("--cases", default="tcp1,tcp1l1m,tcp4,tcpR,tcpZ,udp")
+    ap.add_argument("--cases", default="tcp1,tcp1l1m,tcp4,tcpR,tcpZ,udp", help=", ".join(CASES))
+    ap.add_argument("--extras", default=",".join(EXTRAS),
+                    help="memory (peak RSS, -P 8/-P 128), limit (-Z --skip-rx-copy reference), "
+                         "why (--why sampling cost); 'none' for none")
+    ap.add_argument("--mem-streams", default="8,128", help="-P values of the memory table")
+    ap.add_argument("--mem-secs", type=int, default=2, help="seconds per memory run")
     ap.add_argument("--wait-load", type=float, default=0, help="wait up to this many s for load < 1.5")
     ap.add_argument("--load-threshold", type=float, default=1.5)
     ap.add_argument("--no-build", action="store_true", help="(handled by bench/run)")
     a = ap.parse_args()
-
-    for b in (a.wireperf, a.peer):
-        if not os.access(b, os.X_OK):
-            sys.exit(f"not executable: {b}")
+    extras = [] if a.extras == "none" else a.extras.split(",")
+    for e in extras:
+        if e not in EXTRAS:
+            sys.exit(f"--extras: unknown {e!r} (known: {', '.join(EXTRAS)})")
+    for c in a.cases.split(","):
+        if c not in CASES:
+            sys.exit(f"--cases: unknown {c!r} (known: {', '.join(CASES)})")
+    specs = ([] if a.no_default_peers else list(DEFAULT_PEERS)) + a.peer
+    if not specs:
+        sys.exit("no peer: give --peer NAME=PATH or drop --no-default-peers")
+    try:
+        peer_defs = [parse_peer(s) for s in specs]
+    except ValueError as e:
+        sys.exit(str(e))
+    if len({n for n, _, _ in peer_defs}) != len(peer_defs):
+        sys.exit("two peers share a name: give each --peer its own NAME=")
     if os.geteuid() != 0 and "veth" in a.envs:
         sys.exit("the veth environment needs root (ip netns); use --envs loopback")
+    wp = make_tool("wireperf", "wireperf", a.wireperf, [])
+    peers = [make_tool(n, "iperf3", p, f) for n, p, f in peer_defs]
+    tools = [wp] + peers
+    if "limit" in extras and not supports(wp, LIMIT_FLAGS):
+        sys.exit("--extras limit needs a wireperf with -Z and --skip-rx-copy")
     la = loadavg()
     if la >= a.load_threshold:
         log(f"WARNING: machine is busy: load average {la:.2f} >= {a.load_threshold}")
         if a.wait_load > 0:
             la = wait_for_quiet(a.wait_load, a.load_threshold)
     load_start = la
-    peer_ver = subprocess.run([a.peer, "-v"], stdout=subprocess.PIPE, text=True).stdout.splitlines()[0]
-    wp = {"name": "wireperf", "kind": "wireperf", "bin": a.wireperf}
-    peer = {"name": os.path.basename(a.peer), "kind": "iperf3", "bin": a.peer}
     db = tempfile.mktemp(prefix="wpb-", suffix=".sqlite")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
-    rows = []
+    # (env, case) -> {tool name: [result per round]}
+    results = {}
+    limits = {}
+    memory = {}
+    why = {}
     loads = [la]
-    veth = Veth() if "veth" in a.envs.split(",") else None
+    envs = a.envs.split(",")
+    veth = Veth() if "veth" in envs else None
     try:
         if veth:
             veth.__enter__()
-        for env_name in a.envs.split(","):
+        for env_name in envs:
             env = Env(env_name)
             for case in a.cases.split(","):
-                label, extra = CASES[case]
-                thr, eff, res = [], [], {"wireperf": [], "peer": []}
-                for i in range(a.pairs):
-                    order = [(wp, "wireperf"), (peer, "peer")]
-                    if i % 2:
-                        order.reverse()
-                    got = {}
-                    for tool, key in order:
-                        if extra is None:
-                            r = udp_search(tool, env, a.udp_secs, db, a.udp_steps)
-                        else:
-                            r = one_run(tool, env, a.secs, extra, db)
-                        got[key] = r
-                        if r:
-                            res[key].append(r)
-                    loads.append(loadavg())
-                    w, p = got.get("wireperf"), got.get("peer")
-                    if w and p and p["bps"] > 0 and p["cpu"] > 0 and w["cpu"] > 0:
-                        thr.append(w["bps"] / p["bps"])
-                        eff.append((w["bytes"] / w["cpu"]) / (p["bytes"] / p["cpu"]))
-                    log(f"{env_name} {case} pair {i + 1}: " + ", ".join(
-                        f"{k} {v['bps'] / 1e9:.2f} Gbit/s cpu {v['ccpu']:.2f}+{v['scpu']:.2f} s"
-                        for k, v in got.items() if v))
-
-                def med(key, f):
-                    xs = [f(r) for r in res[key]]
-                    return statistics.median(xs) if xs else float("nan")
-
-                rows.append((env_name, label, len(thr),
-                             med("wireperf", lambda r: r["bps"] / 1e9), med("peer", lambda r: r["bps"] / 1e9),
-                             ratio_stats(thr),
-                             med("wireperf", lambda r: r["bytes"] * 8 / 1e9 / r["cpu"]),
-                             med("peer", lambda r: r["bytes"] * 8 / 1e9 / r["cpu"]),
-                             ratio_stats(eff)))
+                _, extra = CASES[case]
+                able = [t for t in tools if extra is None or supports(t, extra)]
+                results[(env_name, case)] = rounds(
+                    a, able, f"{env_name} {case}", lambda t: run_case(t, env, a, extra, db), loads)
+                if "limit" in extras and extra is not None:
+                    lim = [t for t in (dict(wp, name="limit", flags=LIMIT_FLAGS),)]
+                    flags = [f for f in extra if f not in LIMIT_FLAGS]
+                    limits[(env_name, case)] = rounds(
+                        a, lim, f"{env_name} {case} limit", lambda t: one_run(t, env, a.secs, flags, db),
+                        loads)["limit"]
+            if "why" in extras:
+                pair = [wp, dict(wp, name="wireperf --why", flags=["--why"])]
+                why[env_name] = rounds(a, pair, f"{env_name} tcp1 --why",
+                                       lambda t: one_run(t, env, a.secs, [], db), loads)
+        if "memory" in extras:
+            env = Env("loopback")
+            for n in a.mem_streams.split(","):
+                memory[n] = rounds(a, tools, f"memory -P {n}",
+                                   lambda t: one_run(t, env, a.mem_secs, ["-P", n], db), loads)
     finally:
         if veth:
             veth.__exit__()
@@ -296,16 +444,81 @@ def main():
                 os.unlink(db + suffix)
             except OSError:
                 pass
+    report(a, tools, peers, extras, results, limits, memory, why, load_start, max(loads))
 
-    print(f"wireperf: {a.wireperf}  peer: {a.peer} ({peer_ver})")
-    print(f"pairs per case: {a.pairs}, TCP runs {a.secs} s, UDP runs {a.udp_secs} s; "
-          f"load average at start {load_start:.2f}, max during run {max(loads):.2f}")
+
+def report(a, tools, peers, extras, results, limits, memory, why, load_start, load_max):
+    """The Markdown BENCHMARKS.md keeps: the command, one table per peer, then the extras."""
+    print("Command: `bench/run " + shlex.join(sys.argv[1:]) + "`")
     print()
-    print("| path | case | pairs | wireperf Gbit/s (med) | peer Gbit/s (med) | throughput ratio med [min–max] "
-          "| wireperf Gbit per CPU-s | peer Gbit per CPU-s | bytes/CPU-s ratio med [min–max] |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        print(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]:.2f} | {r[4]:.2f} | {r[5]} | {r[6]:.2f} | {r[7]:.2f} | {r[8]} |")
+    for t in tools:
+        flags = " ".join(t["flags"] + (["(UDP: " + " ".join(t["udp_flags"]) + ")"] if t["udp_flags"] else []))
+        print(f"- {t['name']}: `{t['version']}`" + (f", client flags {flags}" if flags else ""))
+    print(f"- rounds per case: {a.pairs}, TCP runs {a.secs} s, UDP runs {a.udp_secs} s; "
+          f"load average at start {load_start:.2f}, max during run {load_max:.2f}")
+    wp = tools[0]["name"]
+    for p in peers:
+        print()
+        print(f"### wireperf vs {p['name']}")
+        print()
+        print(f"| path | case | rounds | wireperf Gbit/s (med) | {p['name']} Gbit/s (med) | throughput ratio "
+              f"med [min–max] | wireperf Gbit per CPU-s | {p['name']} Gbit per CPU-s | bytes/CPU-s ratio "
+              f"med [min–max] |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for (env, case), res in results.items():
+            label = CASES[case][0]
+            if p["name"] not in res:
+                print(f"| {env} | {label} | 0 | n/a | n/a (not supported) | n/a | n/a | n/a | n/a |")
+                continue
+            ws, ps = res[wp], res[p["name"]]
+            thr = ratios(ws, ps, gbit)
+            eff = ratios(ws, ps, gbit_per_cpu)
+            ok = lambda rs: [r for r in rs if r]  # noqa: E731
+            print(f"| {env} | {label} | {len(thr)} | {fmt(median(ok(ws), gbit))} | {fmt(median(ok(ps), gbit))} "
+                  f"| {ratio_stats(thr)} | {fmt(median(ok(ws), gbit_per_cpu))} "
+                  f"| {fmt(median(ok(ps), gbit_per_cpu))} | {ratio_stats(eff)} |")
+    if limits:
+        print()
+        print("### Limit: each tool's median as a fraction of wireperf with -Z --skip-rx-copy")
+        print()
+        names = [t["name"] for t in tools]
+        print("| path | case | limit Gbit/s (med) | " + " | ".join(names) + " |")
+        print("|---|---|---|" + "---|" * len(names))
+        for key, lim in limits.items():
+            top = median([r for r in lim if r], gbit)
+            cells = []
+            for n in names:
+                m = median([r for r in results[key].get(n, []) if r], gbit)
+                cells.append(fmt(m / top) if m is not None and top else "n/a")
+            print(f"| {key[0]} | {CASES[key[1]][0]} | {fmt(top)} | " + " | ".join(cells) + " |")
+    if memory:
+        print()
+        print("### Memory: peak RSS, MB (client / server), loopback, -t " + str(a.mem_secs))
+        print()
+        cols = list(memory)
+        print("| tool | " + " | ".join(f"-P {n}" for n in cols) + " |")
+        print("|---|" + "---|" * len(cols))
+        for t in tools:
+            cells = []
+            for n in cols:
+                rs = [r for r in memory[n][t["name"]] if r and r["crss"] and r["srss"]]
+                c, s = median(rs, lambda r: r["crss"] / 1024), median(rs, lambda r: r["srss"] / 1024)
+                cells.append(f"{fmt(c, '.1f')} / {fmt(s, '.1f')}" if rs else "n/a (failed)")
+            print(f"| {t['name']} | " + " | ".join(cells) + " |")
+    if why:
+        print()
+        print("### Sampling cost: wireperf TCP 1 stream with --why / without")
+        print()
+        print("| path | rounds | throughput ratio med [min–max] | bytes/CPU-s ratio med [min–max] |")
+        print("|---|---|---|---|")
+        for env, res in why.items():
+            on, off = res["wireperf --why"], res[wp]
+            thr = ratios(on, off, gbit)
+            print(f"| {env} | {len(thr)} | {ratio_stats(thr)} | {ratio_stats(ratios(on, off, gbit_per_cpu))} |")
+    skipped = [e for e in EXTRAS if e not in extras]
+    if skipped:
+        print()
+        print("Not run: " + ", ".join(skipped) + " (--extras).")
 
 
 if __name__ == "__main__":

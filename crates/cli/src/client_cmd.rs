@@ -2,6 +2,7 @@
 
 use crate::iperf::lower::OutputOpts;
 use crate::json_out::JsonObserver;
+use crate::live_hosts::LiveHosts;
 use crate::output::Sink;
 use crate::text_out::TextObserver;
 use crate::why;
@@ -32,7 +33,9 @@ fn live_view_fits(out: &OutputOpts) -> bool {
 }
 
 /// Runs the test under the live view: its quit key ends the test as if time were up, a second
-/// one (or SIGTERM) interrupts it. The terminal is restored before this returns.
+/// one (or SIGTERM) interrupts it. The terminal is restored before this returns. The server is
+/// asked for its watch samples (as `--why` does) so the view can show its CPU; a stock iperf3
+/// server ignores the request and the view says the far side was not seen.
 fn run_live(
     cfg: &ClientConfig,
     obs: Box<dyn Observer + Send>,
@@ -47,9 +50,11 @@ fn run_live(
             return run_plain(cfg, obs.as_mut(), interrupt);
         }
     };
-    let mut live_obs = view.observer(obs);
+    let mut live_obs = view.observer(obs, Some(Box::new(LiveHosts::start())));
     let mut peer = PeerWatch::new(&mut live_obs);
-    let outcome = run_client_finishing(cfg, &mut peer, interrupt, &controls.finish);
+    let mut watched = cfg.clone();
+    watched.params.wireperf_watch = true;
+    let outcome = run_client_finishing(&watched, &mut peer, interrupt, &controls.finish);
     let far = peer.far();
     drop(live_obs);
     if let Err(e) = view.close() {

@@ -11,8 +11,9 @@
 //!   lowering (`lower*.rs`, `tos.rs`), its file and terminal I/O (`files.rs`, `auth.rs`).
 //! - `client_cmd.rs` / `server_cmd.rs` — running an iperf3-mode client or server: events to
 //!   `text_out.rs`, `json_out.rs` or `debug_out.rs` through `output.rs` (`--tui`: under the
-//!   `wireperf-tui` live view, text kept in memory until the screen is back); `server_log.rs` is
-//!   the operator's one-line log.
+//!   `wireperf-tui` live view, text kept in memory until the screen is back; `live_hosts.rs`
+//!   reads both hosts' CPU and DSACK counters for it); `server_log.rs` is the operator's
+//!   one-line log.
 //! - `iperf2/` — `--iperf2`: iperf 2's own flag set, lowered into the iperf2 crate's test.
 //! - `suite/` — `wireperf suite`: flags, run and save, `render.rs` the text result.
 //! - `selftest/` — `wireperf selftest`: the suite against an in-process server, plus the doctor.
@@ -41,6 +42,7 @@ mod history;
 mod iperf;
 mod iperf2;
 mod json_out;
+mod live_hosts;
 mod manual;
 mod output;
 #[cfg(feature = "suite")]

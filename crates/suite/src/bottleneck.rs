@@ -132,7 +132,8 @@ pub fn peer_ip(host: &str, port: u16) -> Option<IpAddr> {
     (host.trim_matches(|c| c == '[' || c == ']'), port).to_socket_addrs().ok()?.next().map(|a| a.ip())
 }
 
-/// Client side: forwards every event to `inner` and keeps the server's watch reply.
+/// Client side: forwards every event (and the watch reply) to `inner` and keeps the server's
+/// watch reply.
 pub struct PeerWatch<'a> {
     inner: &'a mut dyn Observer,
     /// The server's `wireperf_watch` value, when it sent one.
@@ -162,6 +163,7 @@ impl Observer for PeerWatch<'_> {
 
     fn peer_watch(&mut self, watch: &Value) {
         self.reply = Some(watch.clone());
+        self.inner.peer_watch(watch);
     }
 }
 

@@ -4,14 +4,17 @@
 //! between intervals ("time left") and answer keys at once, so a second thread owns the
 //! terminal and redraws from the shared [`LiveState`] several times a second. The terminal is
 //! put back (raw mode off, main screen, cursor shown) when that thread ends, also when it
-//! unwinds from a panic, before anything else is printed.
+//! unwinds from a panic, before anything else is printed. A finished test's screen (both
+//! hosts' figures, which come with the results) stays up for [`HOLD`] or until a key.
 
+use crate::hosts::{FarHost, HostProbe};
 use crate::state::LiveState;
 use crate::view;
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::event::{self, Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
 use ratatui::crossterm::{cursor, execute, terminal};
+use serde_json::Value;
 use std::io::{self, Stdout};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -22,6 +25,8 @@ use wireperf_sys::CpuSampler;
 
 /// How often the screen is redrawn when nothing else happens.
 const TICK: Duration = Duration::from_millis(200);
+/// How long the finished test's screen stays before the summary is printed (any key skips).
+pub const HOLD: Duration = Duration::from_secs(3);
 
 struct Shared {
     state: LiveState,
@@ -60,12 +65,18 @@ impl LiveView {
         Ok(Self { shared, stop, thread: Some(thread) })
     }
 
-    /// An observer that updates the view and passes every event on to `inner`.
-    pub fn observer<'a>(&self, inner: Box<dyn Observer + Send + 'a>) -> LiveObserver<'a> {
-        LiveObserver { shared: Arc::clone(&self.shared), inner, cpu: None }
+    /// An observer that updates the view and passes every event on to `inner`; `probe` reads
+    /// the hosts' CPU and DSACK counters (without one those figures say "not read").
+    pub fn observer<'a>(
+        &self,
+        inner: Box<dyn Observer + Send + 'a>,
+        probe: Option<Box<dyn HostProbe + 'a>>,
+    ) -> LiveObserver<'a> {
+        LiveObserver { shared: Arc::clone(&self.shared), inner, cpu: None, probe }
     }
 
-    /// Stops drawing and gives the terminal back; returns the drawing thread's error, if any.
+    /// Stops drawing and gives the terminal back (after [`HOLD`] when the test finished);
+    /// returns the drawing thread's error, if any.
     pub fn close(mut self) -> io::Result<()> {
         self.stop_thread()
     }
@@ -92,6 +103,15 @@ pub struct LiveObserver<'a> {
     inner: Box<dyn Observer + Send + 'a>,
     /// Start of the current interval's CPU measurement.
     cpu: Option<CpuSampler>,
+    /// Reads both hosts' CPU and the DSACK counters.
+    probe: Option<Box<dyn HostProbe + 'a>>,
+}
+
+/// Asks the probe (if any) for the hosts' figures now.
+fn read_hosts(probe: &mut Option<Box<dyn HostProbe + '_>>, state: &mut LiveState) {
+    if let Some(p) = probe.as_mut() {
+        state.record_hosts(p.sample(state.split_basis(), state.client_sends));
+    }
 }
 
 impl Observer for LiveObserver<'_> {
@@ -107,7 +127,9 @@ impl Observer for LiveObserver<'_> {
                     }
                     self.cpu = CpuSampler::start().ok();
                     g.last_interval = Instant::now();
+                    read_hosts(&mut self.probe, &mut g.state);
                 }
+                Event::End(_) => read_hosts(&mut self.probe, &mut g.state),
                 _ => {}
             }
         }
@@ -116,6 +138,13 @@ impl Observer for LiveObserver<'_> {
 
     fn server_output(&mut self) -> Option<ServerOutput> {
         self.inner.server_output()
+    }
+
+    fn peer_watch(&mut self, watch: &Value) {
+        if let Some(cpu) = self.probe.as_mut().and_then(|p| p.far(watch)) {
+            self.shared.lock().unwrap_or_else(PoisonError::into_inner).state.far = FarHost::Seen(cpu);
+        }
+        self.inner.peer_watch(watch);
     }
 }
 
@@ -142,11 +171,20 @@ impl Screen {
     }
 
     fn run(mut self, shared: &Mutex<Shared>, stop: &AtomicBool, controls: &Controls) -> io::Result<()> {
-        while !stop.load(Ordering::Relaxed) {
-            {
+        // Set once the caller is done and the test finished: the final screen's deadline.
+        let mut hold: Option<Instant> = None;
+        loop {
+            let done = {
                 let g = shared.lock().unwrap_or_else(PoisonError::into_inner);
                 let since = g.last_interval.elapsed().as_secs_f64();
                 self.term.draw(|f| view::draw(f, &g.state, since))?;
+                g.state.phase == Some(crate::state::Phase::Done)
+            };
+            if stop.load(Ordering::Relaxed) {
+                if !done || hold.is_some_and(|until| Instant::now() >= until) {
+                    break;
+                }
+                hold.get_or_insert_with(|| Instant::now() + HOLD);
             }
             if !event::poll(TICK)? {
                 continue;
@@ -154,6 +192,9 @@ impl Screen {
             let TermEvent::Key(key) = event::read()? else { continue };
             if key.kind != KeyEventKind::Press {
                 continue;
+            }
+            if hold.is_some() {
+                break;
             }
             let ctrl_c = key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
             match key.code {

@@ -3,8 +3,10 @@
 //! Kept apart from drawing and from the terminal so a known event sequence can be replayed in a
 //! unit test: the state is plain data, [`LiveState::apply`] is the only way events change it.
 
+use crate::hosts::{FarHost, HostCpu, HostsNow, RetransmitSplit};
 use wireperf_engine::Event;
-use wireperf_protocol::schema::{CpuUtilization, Interval, IntervalStream, Start};
+use wireperf_protocol::outcome::{Flow, TestOutcome};
+use wireperf_protocol::schema::{CpuUtilization, Interval, IntervalStream, Start, TestReport};
 
 /// Where the test is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,6 +67,17 @@ pub struct Bounds {
     pub blocks: u64,
 }
 
+/// UDP datagrams this host received so far, as its intervals counted them.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct UdpSoFar {
+    /// Lost (gaps in the sequence numbers).
+    pub lost: i64,
+    /// Expected (received plus lost).
+    pub packets: i64,
+    /// The latest interval's jitter, ms.
+    pub jitter_ms: f64,
+}
+
 /// Everything the view draws.
 #[derive(Clone, Debug, Default)]
 pub struct LiveState {
@@ -90,6 +103,18 @@ pub struct LiveState {
     pub local_cpu: Vec<(f64, f64)>,
     /// Both hosts' CPU over the whole test, known once the report is complete.
     pub final_cpu: Option<CpuUtilization>,
+    /// This host's CPU over the last interval, from the [`HostProbe`](crate::HostProbe).
+    pub local_host: Option<HostCpu>,
+    /// The far host's CPU, known at the end when the server is a wireperf.
+    pub far: FarHost,
+    /// The retransmits so far split into real and spurious (DSACK counters).
+    pub split: Option<RetransmitSplit>,
+    /// The client sends (not `-R`; `--bidir` counts as sending: its live retransmits are ours).
+    pub client_sends: bool,
+    /// `-R`/`--bidir` UDP: what this host received so far.
+    pub udp_received: Option<UdpSoFar>,
+    /// The finished test's directions (receiver's loss and jitter for UDP), from the report.
+    pub flows: Vec<Flow>,
     /// When set, the chart shows only this many points of each series (the `p` key).
     pub frozen_at: Option<usize>,
 }
@@ -97,7 +122,7 @@ pub struct LiveState {
 impl LiveState {
     /// A state for a client about to connect.
     pub fn new() -> Self {
-        Self { phase: Some(Phase::Connecting), ..Self::default() }
+        Self { phase: Some(Phase::Connecting), client_sends: true, ..Self::default() }
     }
 
     /// Folds one engine event into the state.
@@ -111,10 +136,7 @@ impl LiveState {
             Event::TestStart(start) => self.start(start),
             Event::OmitEnded => self.phase = Some(Phase::Running),
             Event::Interval(i) => self.interval(i),
-            Event::End(report) => {
-                self.final_cpu = report.end.cpu_utilization_percent.clone();
-                self.phase = Some(Phase::Done);
-            }
+            Event::End(report) => self.end(report),
             Event::Listening { .. } | Event::Accepted { .. } | Event::TestFailed(_) => {}
         }
     }
@@ -123,6 +145,7 @@ impl LiveState {
         if let Some(ts) = &start.test_start {
             self.protocol = Some(ts.protocol.clone());
             self.bounds = Bounds { duration: ts.duration, omit: ts.omit, bytes: ts.bytes, blocks: ts.blocks };
+            self.client_sends = ts.reverse == 0 || ts.bidir.unwrap_or(0) != 0;
         }
         self.phase = Some(if self.bounds.omit > 0 { Phase::Omitting } else { Phase::Running });
     }
@@ -145,6 +168,14 @@ impl LiveState {
             }
             series.last = s.clone();
         }
+        for sum in std::iter::once(&i.sum).chain(&i.sum_bidir_reverse) {
+            if let (false, false, Some(jitter)) = (sum.sender, sum.omitted, sum.jitter_ms) {
+                let u = self.udp_received.get_or_insert_with(UdpSoFar::default);
+                u.lost += sum.lost_packets.unwrap_or(0);
+                u.packets += sum.packets.unwrap_or(0);
+                u.jitter_ms = jitter;
+            }
+        }
         self.sum.push((x, i.sum.bits_per_second));
         if let Some(rev) = &i.sum_bidir_reverse {
             self.sum_reverse.push((x, rev.bits_per_second));
@@ -159,6 +190,35 @@ impl LiveState {
         }
         if self.phase == Some(Phase::Omitting) && !i.sum.omitted {
             self.phase = Some(Phase::Running);
+        }
+    }
+
+    fn end(&mut self, report: &TestReport) {
+        self.final_cpu = report.end.cpu_utilization_percent.clone();
+        self.flows = TestOutcome::from_report(report).flows;
+        if self.far == FarHost::Waiting {
+            self.far = FarHost::NotSeen;
+        }
+        self.phase = Some(Phase::Done);
+    }
+
+    /// The sender's retransmits the split is taken of: the live sum while the test runs, the
+    /// report's once it is complete (a `-R` client sees the server's only then).
+    pub fn split_basis(&self) -> Option<u64> {
+        match self.flows.first() {
+            Some(f) => f.retransmits,
+            None if self.client_sends => self.retransmits(),
+            None => None,
+        }
+    }
+
+    /// Folds a reading of the hosts in (a host that was not read keeps its last figure).
+    pub fn record_hosts(&mut self, now: HostsNow) {
+        if now.local.is_some() {
+            self.local_host = now.local;
+        }
+        if now.split.is_some() {
+            self.split = now.split;
         }
     }
 
@@ -281,6 +341,33 @@ pub(crate) mod tests {
         assert_eq!(st.streams[0].last.bits_per_second, 3e9);
         st.toggle_pause();
         assert_eq!(st.visible(&st.sum).len(), 2);
+    }
+
+    #[test]
+    fn reverse_test_splits_the_servers_retransmits_from_the_report() {
+        let mut st = LiveState::new();
+        let mut start = tcp_start(1, 2);
+        if let Some(ts) = start.test_start.as_mut() {
+            ts.reverse = 1;
+        }
+        st.apply(&Event::TestStart(&start));
+        assert!(!st.client_sends);
+        assert_eq!(st.split_basis(), None, "a -R client sees no retransmits live");
+        let mut report = TestReport { start, ..TestReport::default() };
+        let summary = |sender| wireperf_protocol::schema::Summary {
+            sender,
+            bytes: 1000,
+            seconds: 2.0,
+            retransmits: sender.then_some(9),
+            ..Default::default()
+        };
+        report.end.sum_sent = Some(summary(true));
+        report.end.sum_received = Some(summary(false));
+        st.apply(&Event::End(&report));
+        assert_eq!(st.split_basis(), Some(9));
+        assert_eq!(st.far, FarHost::NotSeen, "no watch reply came before the end");
+        st.record_hosts(HostsNow { local: None, split: Some(RetransmitSplit { real: 7, spurious: 2 }) });
+        assert_eq!(st.split, Some(RetransmitSplit { real: 7, spurious: 2 }));
     }
 
     #[test]

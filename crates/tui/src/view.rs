@@ -4,6 +4,7 @@
 //! the last interval (so "time left" ticks between intervals), which is all a `TestBackend`
 //! test needs.
 
+use crate::hosts::FarHost;
 use crate::state::{LiveState, Phase, StreamSeries};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -35,21 +36,28 @@ pub fn draw(frame: &mut Frame<'_>, st: &LiveState, since_last: f64) {
     let [header, chart, figures, footer] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(8),
-        Constraint::Length(table_rows.max(6)),
+        Constraint::Length(table_rows.max(9)),
         Constraint::Length(1),
     ])
     .areas(frame.area());
     frame.render_widget(Paragraph::new(header_line(st, since_last)), header);
     draw_chart(frame, chart, st);
-    let [table, cpu] = Layout::horizontal([Constraint::Min(40), Constraint::Length(34)]).areas(figures);
+    let [table, hosts] = Layout::horizontal([Constraint::Min(40), Constraint::Length(42)]).areas(figures);
     draw_table(frame, table, st);
-    draw_cpu(frame, cpu, st);
-    let keys = Line::from(vec![
-        Span::styled(" p ", Style::new().reversed()),
-        Span::raw(if st.frozen_at.is_some() { " resume chart  " } else { " pause chart  " }),
-        Span::styled(" q ", Style::new().reversed()),
-        Span::raw(" end the test (results are still printed and saved)"),
-    ]);
+    draw_hosts(frame, hosts, st);
+    let keys = if st.phase == Some(Phase::Done) {
+        Line::from(vec![
+            Span::styled(" any key ", Style::new().reversed()),
+            Span::raw(" back to the summary (it follows by itself in a few seconds)"),
+        ])
+    } else {
+        Line::from(vec![
+            Span::styled(" p ", Style::new().reversed()),
+            Span::raw(if st.frozen_at.is_some() { " resume chart  " } else { " pause chart  " }),
+            Span::styled(" q ", Style::new().reversed()),
+            Span::raw(" end the test (results are still printed and saved)"),
+        ])
+    };
     frame.render_widget(Paragraph::new(keys), footer);
 }
 
@@ -203,31 +211,72 @@ fn draw_table(frame: &mut Frame<'_>, area: Rect, st: &LiveState) {
     frame.render_widget(Table::new(rows, widths).header(header).block(Block::bordered().title(title)), area);
 }
 
-fn draw_cpu(frame: &mut Frame<'_>, area: Rect, st: &LiveState) {
-    let mut lines = vec![Line::from("This host (wireperf process):")];
-    match st.local_cpu.last() {
+/// Both hosts' CPU, the retransmits split and UDP loss: what the table's per-stream columns
+/// cannot show.
+fn draw_hosts(frame: &mut Frame<'_>, area: Rect, st: &LiveState) {
+    let mut lines = Vec::new();
+    let process = match st.local_cpu.last() {
         Some(&(_, now)) => {
             let mean = st.local_cpu.iter().map(|p| p.1).sum::<f64>() / st.local_cpu.len() as f64;
-            lines.push(Line::from(format!("  {now:5.1} % now, {mean:5.1} % mean")));
+            format!("wireperf {now:.1} %, mean {mean:.1} %")
         }
-        None => lines.push(Line::from("  no interval yet")),
+        None => "no interval yet".to_string(),
+    };
+    lines.push(Line::from(format!("This host: {process}")));
+    if let Some(h) = st.local_host {
+        lines.push(Line::from(format!("           host {:.1} % busy", h.busy_pct)));
     }
-    match &st.final_cpu {
-        Some(c) => {
-            lines.push(Line::from("Whole test (host / remote):"));
-            lines.push(Line::from(format!("  {:5.1} % / {:5.1} %", c.host_total, c.remote_total)));
-        }
-        None => {
-            lines.push(Line::from("Far host: sent with the results"));
-            lines.push(Line::from("  (at the end of the test)"));
+    match st.far {
+        FarHost::Waiting => lines.push(Line::from("Far host:  with the results")),
+        FarHost::NotSeen => lines.push(Line::from("Far host:  far side not seen")),
+        FarHost::Seen(c) => {
+            lines.push(Line::from(match c.process_pct {
+                Some(p) => format!("Far host:  wireperf {p:.1} %"),
+                None => "Far host:  wireperf".to_string(),
+            }));
+            lines.push(Line::from(format!("           host {:.1} % busy", c.busy_pct)));
         }
     }
-    frame.render_widget(Paragraph::new(lines).block(Block::bordered().title(" CPU ")), area);
+    if let Some(c) = &st.final_cpu {
+        lines.push(Line::from(format!("iperf3 CPU: {:.1} % here, {:.1} % there", c.host_total, c.remote_total)));
+    }
+    if st.protocol.as_deref() == Some("UDP") {
+        lines.extend(udp_lines(st).into_iter().map(Line::from));
+    } else {
+        lines.push(Line::from(retransmit_line(st)));
+    }
+    frame.render_widget(Paragraph::new(lines).block(Block::bordered().title(" Hosts ")), area);
+}
+
+/// The retransmits so far as real and spurious (their sum is the table's `Retr`).
+fn retransmit_line(st: &LiveState) -> String {
+    match (st.split_basis(), st.split) {
+        (Some(_), Some(s)) => format!("Retransmits: {} real, {} spurious", s.real, s.spurious),
+        (Some(_), None) => "Retransmits: not split (no DSACK)".to_string(),
+        (None, _) if !st.client_sends => "Retransmits: the server's, at the end".to_string(),
+        (None, _) => "Retransmits: n/a".to_string(),
+    }
+}
+
+/// The receiver's loss and jitter: this host's while it receives, the report's at the end.
+fn udp_lines(st: &LiveState) -> Vec<String> {
+    let lines = |lost: i64, packets: i64, jitter: f64| {
+        let pct = if packets > 0 { 100.0 * lost as f64 / packets as f64 } else { 0.0 };
+        vec![format!("UDP loss: {lost}/{packets} ({pct:.2}%)"), format!("    jitter {jitter:.3} ms")]
+    };
+    if let Some(u) = st.flows.iter().find_map(|f| f.udp) {
+        return lines(u.lost_packets.unwrap_or(0), u.packets.unwrap_or(0), u.jitter_ms);
+    }
+    match st.udp_received {
+        Some(u) => lines(u.lost, u.packets, u.jitter_ms),
+        None => vec!["UDP loss, jitter: at the end".to_string(), "    (the receiver's figures)".to_string()],
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hosts::{HostCpu, HostsNow, RetransmitSplit};
     use crate::state::tests::{tcp_interval, tcp_start};
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
@@ -262,7 +311,7 @@ mod tests {
         st.record_local_cpu(12.5);
         st.apply(&Event::Interval(&tcp_interval(1.0, &[3e9, 2e9])));
         st.record_local_cpu(7.5);
-        let raw = screen(&st, 100, 30);
+        let raw = screen(&st, 110, 30);
         let s = squash(&raw);
         assert!(s.contains("wireperf → 127.0.0.1:5201 TCP phase: running 2.0 s elapsed, 2.0 s left"), "{raw}");
         assert!(s.contains("Throughput"), "{s}");
@@ -275,8 +324,9 @@ mod tests {
         assert!(s.contains("│[ 5] send 3.00 Gbits/sec 2 2.50 ms 1.25 MBytes │"), "{raw}");
         assert!(s.contains("│[ 7] send 2.00 Gbits/sec 4 2.50 ms 1.25 MBytes │"), "{raw}");
         assert!(s.contains("│SUM 5.00 Gbits/sec 6 │"), "{raw}");
-        assert!(s.contains("7.5 % now, 10.0 % mean"), "{raw}");
-        assert!(s.contains("Far host: sent with the results"), "{raw}");
+        assert!(s.contains("This host: wireperf 7.5 %, mean 10.0 %"), "{raw}");
+        assert!(s.contains("Far host: with the results"), "{raw}");
+        assert!(s.contains("Retransmits: not split (no DSACK)"), "{raw}");
         assert!(s.contains("p pause chart q end the test"), "{raw}");
     }
 
@@ -311,13 +361,22 @@ mod tests {
         };
         let i = Interval {
             streams: vec![recv],
-            sum: IntervalSum { seconds: 1.0, bits_per_second: 1e6, ..IntervalSum::default() },
+            sum: IntervalSum {
+                seconds: 1.0,
+                bits_per_second: 1e6,
+                jitter_ms: Some(0.042),
+                lost_packets: Some(3),
+                packets: Some(100),
+                ..IntervalSum::default()
+            },
             sum_bidir_reverse: None,
         };
         let mut st = LiveState::new();
         st.apply(&Event::TestStart(&start));
         st.apply(&Event::Interval(&i));
-        let s = squash(&screen(&st, 100, 24));
+        st.apply(&Event::Interval(&i));
+        let s = squash(&screen(&st, 110, 24));
+        assert!(s.contains("UDP loss: 6/200 (3.00%)") && s.contains("jitter 0.042 ms"), "{s}");
         assert!(s.contains("Streams (UDP)"), "{s}");
         assert!(s.contains("│[ 5] recv 1.00 Mbits/sec 0.042 ms 3/100 (3.00%) │"), "{s}");
         assert!(!s.contains("Retr"), "{s}");
@@ -337,6 +396,51 @@ mod tests {
         st.apply(&Event::End(&report));
         let s = screen(&st, 100, 24);
         assert!(s.contains("phase: done"), "{s}");
-        assert!(squash(&s).contains("41.5 % / 3.2 %"), "{s}");
+        let s = squash(&s);
+        assert!(s.contains("iperf3 CPU: 41.5 % here, 3.2 % there"), "{s}");
+        assert!(s.contains("Far host: far side not seen"), "{s}");
+        assert!(s.contains("any key back to the summary"), "{s}");
+    }
+
+    #[test]
+    fn hosts_box_shows_both_hosts_and_the_retransmit_split() {
+        let mut st = LiveState::new();
+        st.apply(&Event::TestStart(&tcp_start(2, 4)));
+        st.apply(&Event::Interval(&tcp_interval(0.0, &[1e9, 2e9])));
+        st.record_local_cpu(20.0);
+        st.record_hosts(HostsNow {
+            local: Some(HostCpu { busy_pct: 55.5, process_pct: None }),
+            split: Some(RetransmitSplit { real: 1, spurious: 2 }),
+        });
+        st.far = FarHost::Seen(HostCpu { busy_pct: 12.25, process_pct: Some(40.0) });
+        let s = squash(&screen(&st, 110, 30));
+        assert!(s.contains("This host: wireperf 20.0 %, mean 20.0 %"), "{s}");
+        assert!(s.contains("host 55.5 % busy"), "{s}");
+        assert!(s.contains("Far host: wireperf 40.0 %"), "{s}");
+        assert!(s.contains("host 12.2 % busy"), "{s}");
+        assert!(s.contains("Retransmits: 1 real, 2 spurious"), "{s}");
+    }
+
+    #[test]
+    fn udp_sender_waits_for_the_receivers_loss_and_jitter() {
+        let start = Start {
+            test_start: Some(TestStart { protocol: "UDP".into(), num_streams: 1, duration: 5, ..TestStart::default() }),
+            ..Start::default()
+        };
+        let mut st = LiveState::new();
+        st.apply(&Event::TestStart(&start));
+        let s = squash(&screen(&st, 100, 24));
+        assert!(s.contains("UDP loss, jitter: at the end"), "{s}");
+        let mut report = wireperf_protocol::schema::TestReport { start, ..Default::default() };
+        report.end.sum = Some(wireperf_protocol::schema::Summary {
+            jitter_ms: Some(0.5),
+            lost_packets: Some(2),
+            packets: Some(400),
+            lost_percent: Some(0.5),
+            ..Default::default()
+        });
+        st.apply(&Event::End(&report));
+        let s = squash(&screen(&st, 100, 24));
+        assert!(s.contains("UDP loss: 2/400 (0.50%)") && s.contains("jitter 0.500 ms"), "{s}");
     }
 }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::harness::{json_of, run_client, start_server, wireperf};
+use crate::harness::{iperf3, json_of, run_client, start_server, wireperf};
 
 const TMUX: &str = "/usr/bin/tmux";
 
@@ -67,6 +67,20 @@ fn client_line(port: u16, secs: u32, db: &Path) -> String {
     format!("{} -c 127.0.0.1 -p {port} -t {secs} --tui --db {}", wireperf().display(), db.display())
 }
 
+/// The finished test's screen, which stays up for a few seconds after the last result.
+fn finished_screen(s: &str) -> bool {
+    s.contains("phase: done") && s.contains("back to the summary")
+}
+
+/// A figure on the screen: `prefix` followed by a number and `suffix`, e.g. `host 12.5 % busy`.
+fn has_figure(screen: &str, prefix: &str, suffix: &str) -> bool {
+    screen.match_indices(prefix).any(|(at, _)| {
+        let rest = &screen[at + prefix.len()..];
+        let num: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+        !num.is_empty() && num.parse::<f64>().is_ok() && rest[num.len()..].starts_with(suffix)
+    })
+}
+
 fn live_screen(s: &str) -> bool {
     s.contains("Throughput") && s.contains("phase: running") && s.contains("] send ") && s.contains("s left")
 }
@@ -106,9 +120,19 @@ fn tui_shows_the_chart_live_and_prints_the_summary_after_the_run() {
     let live = tmux.wait_for("live view", Duration::from_secs(15), live_screen);
     assert!(live.contains("bits/sec"), "{live}");
     assert!(live.contains("Retr") && live.contains("RTT") && live.contains("Cwnd"), "{live}");
-    assert!(live.contains("This host (wireperf process):"), "{live}");
+    // Both hosts: this one live (the process and the whole host), the far one with the results.
+    assert!(has_figure(&live, "This host: wireperf ", " %, mean "), "{live}");
+    assert!(has_figure(&live, "host ", " % busy"), "this host's CPU, live:\n{live}");
+    assert!(live.contains("Far host:  with the results"), "{live}");
+    // The DSACK counters are read on every Linux host: the split is always there.
+    assert!(has_figure(&live, "Retransmits: ", " real, ") && live.contains(" spurious"), "{live}");
     // Braille dots are the chart's lines.
     assert!(live.chars().any(|c| ('\u{2801}'..='\u{28ff}').contains(&c)), "no chart line:\n{live}");
+    let done = tmux.wait_for("finished screen", Duration::from_secs(20), finished_screen);
+    assert!(has_figure(&done, "Far host:  wireperf ", " %"), "the wireperf server's CPU:\n{done}");
+    assert_eq!(done.matches(" % busy").count(), 2, "both hosts' CPU:\n{done}");
+    assert!(has_figure(&done, "iperf3 CPU: ", " % here, "), "{done}");
+    assert!(has_figure(&done, "Retransmits: ", " real, "), "{done}");
     let after = tmux.wait_for("end of run", Duration::from_secs(20), |s| s.contains("client exited"));
     assert_restored_with_summary(&after);
     let run = saved_run(&db);
@@ -135,6 +159,41 @@ fn tui_q_ends_the_test_cleanly_with_results_printed_and_saved() {
     let secs = end["sum_sent"]["seconds"].as_f64().unwrap();
     assert!(secs > 0.5 && secs < 20.0, "q ended a 30 s test early, with its results: {secs} s\n{run}");
     assert!(end["sum_received"]["bytes"].as_u64().unwrap() > 0, "the server's figures came back:\n{run}");
+}
+
+#[test]
+fn tui_against_a_stock_iperf3_server_says_the_far_side_was_not_seen() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite");
+    let server = start_server(&iperf3(), &["-1"]);
+    let tmux = Tmux::start(&client_line(server.port, 2, &db));
+    let live = tmux.wait_for("live view", Duration::from_secs(15), live_screen);
+    assert!(has_figure(&live, "host ", " % busy"), "this host is read whatever the server:\n{live}");
+    let done = tmux.wait_for("finished screen", Duration::from_secs(20), finished_screen);
+    assert!(done.contains("Far host:  far side not seen"), "{done}");
+    assert_eq!(done.matches(" % busy").count(), 1, "only this host's CPU:\n{done}");
+    // iperf3's own CPU figures come from any server.
+    assert!(has_figure(&done, "iperf3 CPU: ", " % here, "), "{done}");
+    let after = tmux.wait_for("end of run", Duration::from_secs(20), |s| s.contains("client exited"));
+    assert_restored_with_summary(&after);
+}
+
+#[test]
+fn tui_udp_receiver_shows_loss_and_jitter_live() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite");
+    let server = start_server(&wireperf(), &["-1"]);
+    let line = format!("{} -u -b 20M -R", client_line(server.port, 3, &db));
+    let tmux = Tmux::start(&line);
+    let live = tmux.wait_for("live UDP view", Duration::from_secs(15), |s| {
+        s.contains("phase: running") && s.contains("] recv ") && s.contains("UDP loss: ")
+    });
+    assert!(live.contains("Streams (UDP)") && live.contains("s left"), "{live}");
+    assert!(has_figure(&live, "jitter ", " ms"), "{live}");
+    let done = tmux.wait_for("finished screen", Duration::from_secs(20), finished_screen);
+    assert!(done.contains("UDP loss: ") && has_figure(&done, "jitter ", " ms"), "{done}");
+    let after = tmux.wait_for("end of run", Duration::from_secs(20), |s| s.contains("client exited"));
+    assert!(after.contains("client exited 0") && after.contains("iperf Done."), "{after}");
 }
 
 #[test]

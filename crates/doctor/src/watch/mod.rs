@@ -27,7 +27,7 @@ pub mod verdict;
 #[cfg(test)]
 mod rules_tests;
 
-pub use rules::diagnose;
+pub use rules::{diagnose, retransmit_split};
 pub use sample::{HostFacts, Sample, Series};
 pub use sampler::{Watch, WatchConfig};
 pub use verdict::{Direction, Hosts, Limit, RetransmitSplit, Side, Verdict, ids};

@@ -127,7 +127,7 @@ fn ceilings(dir: &Direction, hosts: Hosts<'_>, found: &mut Vec<Limit>) {
 
 /// Retransmits split by DSACK: the sender's `TCPDSACKRecv` (or the receiver's
 /// `TCPDSACKOldSent`, when only it was seen) counts segments that arrived twice.
-fn retransmit_split(dir: &Direction, hosts: Hosts<'_>) -> Option<RetransmitSplit> {
+pub fn retransmit_split(dir: &Direction, hosts: Hosts<'_>) -> Option<RetransmitSplit> {
     if dir.udp {
         return None;
     }
