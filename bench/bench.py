@@ -327,7 +327,7 @@ def rounds(a, tools, label, run, loads):
         loads.append(loadavg())
         log(f"{label} round {i + 1}: " + ", ".join(
             f"{n} {r[-1]['bps'] / 1e9:.2f} Gbit/s cpu {r[-1]['ccpu']:.2f}+{r[-1]['scpu']:.2f} s"
-            if r[-1] else f"{n} failed (see above)" for n, r in res.items()))
+            if r[-1] else f"{n} no result" for n, r in res.items()))
     return res
 
 
