@@ -1,7 +1,7 @@
 //! `wireperf -c HOST`: run one test and print it as iperf3 would.
 
 use crate::iperf::lower::OutputOpts;
-use crate::json_out::JsonObserver;
+use crate::json_out::{JsonMode, JsonObserver};
 use crate::live_hosts::LiveHosts;
 use crate::output::Sink;
 use crate::text_out::TextObserver;
@@ -91,7 +91,7 @@ pub fn run(cfg: &ClientConfig, out: &OutputOpts, save: Option<Option<&std::path:
     };
     let interrupt = crate::signals::interrupt_flag();
     let inner: Box<dyn Observer + Send> = if out.json {
-        Box::new(JsonObserver::client(sink.clone(), out.json_stream))
+        Box::new(JsonObserver::client(sink.clone(), JsonMode::of(out)))
     } else {
         Box::new(TextObserver::client(sink.clone(), out, &cfg.params))
     };
@@ -118,7 +118,7 @@ pub fn run(cfg: &ClientConfig, out: &OutputOpts, save: Option<Option<&std::path:
             if out.json {
                 let mut report = outcome.report.clone();
                 report.error = Some(e.to_string());
-                JsonObserver::print_error(&sink, &report, out.json_stream);
+                JsonObserver::print_error(&sink, &report, JsonMode::of(out));
             } else {
                 sink.flush();
                 let line = format!("wireperf: {msg}\n");
@@ -139,7 +139,7 @@ pub fn run(cfg: &ClientConfig, out: &OutputOpts, save: Option<Option<&std::path:
             sink.raw(&wireperf_report::cjson::to_cjson_string(&why::json_with_verdicts(&outcome.report, v)));
         }
         Some(v) => sink.lines(&why::render_text(v), None),
-        None if out.json && outcome.error.is_none() && !out.json_stream => {
+        None if out.json && outcome.error.is_none() && JsonMode::of(out).document => {
             sink.raw(&wireperf_report::cjson::to_cjson_string(&outcome.report));
         }
         None => {}

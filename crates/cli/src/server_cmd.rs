@@ -2,7 +2,7 @@
 
 use crate::iperf::args_server::LogFormat;
 use crate::iperf::lower::{OutputOpts, ServerProcess};
-use crate::json_out::JsonObserver;
+use crate::json_out::{JsonMode, JsonObserver};
 use crate::output::Sink;
 use crate::text_out::TextObserver;
 use wireperf_engine::server::{RecordKind, ServerRecord};
@@ -46,7 +46,7 @@ impl ServerHooks for Hooks {
             m.test_started();
         }
         let inner: Box<dyn Observer + Send> = if self.out.json {
-            Box::new(JsonObserver::server(self.sink.clone(), self.out.json_stream))
+            Box::new(JsonObserver::server(self.sink.clone(), JsonMode::of(&self.out)))
         } else {
             let text = TextObserver::server(self.sink.clone(), &self.out);
             if self.concurrent { Box::new(text.with_prefix(format!("[test {test_no}]"))) } else { Box::new(text) }
@@ -62,7 +62,7 @@ impl ServerHooks for Hooks {
             if self.out.json {
                 let mut report = outcome.report.clone();
                 report.error = Some(e.to_string());
-                JsonObserver::print_error(&self.sink, &report, self.out.json_stream);
+                JsonObserver::print_error(&self.sink, &report, JsonMode::of(&self.out));
             } else {
                 let what = match e {
                     EngineError::ServerTerminated => "interrupt - the server has terminated".to_string(),

@@ -19,7 +19,7 @@ use wireperf_protocol::{Cookie, ExchangeResults, Protocol, TestParams};
 use wireperf_sys::CpuSampler;
 
 /// UDP block size when the control connection's MSS is unknown (iperf3's DEFAULT_UDP_BLKSIZE).
-const DEFAULT_UDP_LEN: u32 = 1460;
+const DEFAULT_UDP_LEN: u32 = wireperf_protocol::params::DEFAULT_UDP_DATAGRAM;
 
 /// How long a UDP stream handshake may take (iperf3 waits 30 s for the reply).
 const UDP_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -72,6 +72,8 @@ impl<'a> Client<'a> {
             congestion: if data { p.congestion.clone() } else { None },
             tos: if data { p.tos } else { None },
             user_timeout: self.cfg.snd_timeout,
+            // As iperf3: the control connection stays plain TCP, data connections follow -m.
+            mptcp: data && p.mptcp,
         }
     }
 
@@ -97,6 +99,11 @@ impl<'a> Client<'a> {
         if params.protocol == Protocol::Udp && params.len == 0 {
             // `-u` without `-l`: the control connection's MSS when sane, else 1460, as iperf3.
             params.len = if ctrl_mss > 0 && ctrl_mss <= limits::MAX_UDP_BLOCK { ctrl_mss } else { DEFAULT_UDP_LEN };
+            if params.offload.gso {
+                // `--gsro`: the GSO datagram is the datagram just chosen (a 3.22 server
+                // recomputes it from `len` the same way).
+                params.offload = wireperf_protocol::params::UdpOffload::on(params.len);
+            }
         }
         let p = &params;
         let plan = StreamPlan::new(p, Role::Client);

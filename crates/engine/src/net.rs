@@ -42,6 +42,17 @@ pub(crate) struct TcpOptions {
     pub congestion: Option<String>,
     pub tos: Option<i32>,
     pub user_timeout: Option<Duration>,
+    /// A Multipath TCP socket (`-m`, `IPPROTO_MPTCP`) rather than plain TCP. As iperf3 3.22,
+    /// no fallback at socket creation: a kernel without MPTCP (or with `net.mptcp.enabled=0`)
+    /// fails the connection. A peer that does not speak MPTCP makes the kernel fall back to
+    /// plain TCP during the handshake.
+    pub mptcp: bool,
+}
+
+/// A stream socket for `addr`: MPTCP (`IPPROTO_MPTCP`, 262) or plain TCP.
+fn stream_socket(addr: SocketAddr, mptcp: bool) -> std::io::Result<Socket> {
+    let proto = if mptcp { SockProto::from(libc::IPPROTO_MPTCP) } else { SockProto::TCP };
+    Socket::new(Domain::for_address(addr), Type::STREAM, Some(proto))
 }
 
 fn opt_err(what: &'static str) -> impl FnOnce(std::io::Error) -> EngineError {
@@ -91,7 +102,7 @@ pub(crate) fn connect_tcp(
 }
 
 fn connect_one(addr: SocketAddr, o: &TcpOptions, timeout: Option<Duration>) -> std::io::Result<TcpStream> {
-    let sock = Socket::new(Domain::for_address(addr), Type::STREAM, Some(SockProto::TCP))?;
+    let sock = stream_socket(addr, o.mptcp)?;
     if let Some(dev) = &o.bind_dev {
         sockopt::bind_to_device(&sock, Some(dev))?;
     }
@@ -120,6 +131,12 @@ fn connect_one(addr: SocketAddr, o: &TcpOptions, timeout: Option<Duration>) -> s
 }
 
 /// Binds the server's listener: dual-stack `[::]` unless a family or address says otherwise.
+///
+/// The listener is an MPTCP socket when the kernel allows one, so that a client's `-m` data
+/// connections are MPTCP end to end; a plain TCP client's connection is still accepted as a
+/// plain TCP socket (the kernel hands out the TCP subflow itself on fallback), so nothing
+/// changes for it. Where the kernel refuses MPTCP the listener is plain TCP, and `-m` clients
+/// fall back to TCP in the handshake.
 pub(crate) fn listen(
     port: u16,
     bind: Option<IpAddr>,
@@ -132,7 +149,7 @@ pub(crate) fn listen(
         (None, _) => IpAddr::from([0u16; 8]),
     };
     let addr = SocketAddr::new(ip, port);
-    let sock = Socket::new(Domain::for_address(addr), Type::STREAM, Some(SockProto::TCP))?;
+    let sock = stream_socket(addr, true).or_else(|_| stream_socket(addr, false))?;
     sock.set_reuse_address(true)?;
     if addr.is_ipv6() {
         sock.set_only_v6(family == Family::V6)?;

@@ -52,7 +52,10 @@ pub use state::State;
 /// The default control and data port of iperf3 (and of wireperf in iperf3 mode).
 pub const DEFAULT_PORT: u16 = 5201;
 
-/// The version string wireperf reports where iperf3 reports its own (`client_version`, `-J`).
+/// The version string wireperf reports where iperf3 reports its own (`client_version`, `-J`,
+/// `wireperf -v`): the newest iperf3 whose options, parameters and `-J` schema wireperf speaks
+/// (interop is tested against 3.12, 3.18 and 3.22).
 ///
-/// Stock peers never interpret it; it only shows up in output.
-pub const IPERF_COMPAT_VERSION: &str = "3.12";
+/// Stock peers never interpret it (3.12–3.22 only write `client_version`); it only shows up in
+/// output.
+pub const IPERF_COMPAT_VERSION: &str = "3.22";

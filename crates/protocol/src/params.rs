@@ -39,6 +39,8 @@ impl Protocol {
 pub const DEFAULT_TCP_BLKSIZE: u32 = 128 * 1024;
 /// Default UDP target rate when `-b` is absent: 1 Mbit/s as iperf3 defines it (1024 * 1024).
 pub const DEFAULT_UDP_RATE: u64 = 1024 * 1024;
+/// iperf3's UDP datagram size when neither `-l` nor the MSS gives one (`DEFAULT_UDP_BLKSIZE`).
+pub const DEFAULT_UDP_DATAGRAM: u32 = 1460;
 
 /// Every parameter a client can send, typed.
 #[derive(Clone, Debug, PartialEq)]
@@ -183,6 +185,16 @@ impl Default for UdpOffload {
 }
 
 impl UdpOffload {
+    /// What a 3.22 client sends with `--gsro` for `-l len` (0: not given, the size is picked
+    /// later from the MSS; 3.22 then names its 1460-byte default and keeps the whole buffer).
+    pub fn requested(len: u32) -> Self {
+        if len == 0 {
+            Self { gso_dg_size: DEFAULT_UDP_DATAGRAM, ..Self::on(limits::MAX_UDP_BLOCK) }
+        } else {
+            Self::on(len)
+        }
+    }
+
     /// What a 3.22 client sends with `--gsro` for datagrams of `len` bytes.
     pub fn on(len: u32) -> Self {
         let len = len.max(1);
@@ -400,7 +412,7 @@ impl TestParams {
             window: small("window", 0, limits::MAX_WINDOW, IperfErrno::BUFSIZE)?.filter(|&w| w != 0),
             len: small("len", 0, any, IperfErrno::BLOCKSIZE)?.unwrap_or(match protocol {
                 Protocol::Tcp => DEFAULT_TCP_BLKSIZE,
-                Protocol::Udp => 1460,
+                Protocol::Udp => DEFAULT_UDP_DATAGRAM,
             }),
             bandwidth: count("bandwidth")?.filter(|&b| b != 0),
             fqrate: count("fqrate")?.filter(|&b| b != 0),
@@ -447,11 +459,11 @@ mod tests {
     use proptest::prelude::*;
 
     #[test]
-    fn encodes_like_a_3_12_client() {
+    fn encodes_like_a_stock_client() {
         let p = TestParams { time: 2, bandwidth: Some(20_000_000), ..Default::default() };
         assert_eq!(
             p.to_json().to_string(),
-            r#"{"tcp":true,"omit":0,"time":2,"num":0,"blockcount":0,"parallel":1,"len":131072,"bandwidth":20000000,"pacing_timer":1000,"client_version":"3.12"}"#
+            r#"{"tcp":true,"omit":0,"time":2,"num":0,"blockcount":0,"parallel":1,"len":131072,"bandwidth":20000000,"pacing_timer":1000,"client_version":"3.22"}"#
         );
     }
 
@@ -500,6 +512,9 @@ mod tests {
         let gsro = r#"{"udp":true,"omit":0,"time":1,"num":0,"blockcount":0,"parallel":1,"len":32768,"bandwidth":10000000,"pacing_timer":1000,"gso":1,"gso_dg_size":32768,"gso_bf_size":32768,"gro":1,"gro_bf_size":65507,"client_version":"3.22"}"#;
         let p = TestParams::from_json(&serde_json::from_str(gsro).unwrap()).unwrap();
         assert_eq!(p.offload, UdpOffload::on(32768));
+        assert_eq!(UdpOffload::requested(32768), p.offload, "what --gsro -l 32768 sends");
+        let unsized_ = UdpOffload::requested(0);
+        assert_eq!((unsized_.gso, unsized_.gso_dg_size, unsized_.gso_bf_size), (true, 1460, 65507));
         assert_eq!(p.to_json().to_string().replace("3.22", "x"), gsro.replace("3.22", "x"), "same keys, order, types");
         let tcp = r#"{"tcp":true,"omit":0,"time":1,"num":0,"blockcount":0,"parallel":1,"reverse":true,"mptcp":true,"len":131072,"pacing_timer":1000,"skip_rx_copy":1,"client_version":"3.22"}"#;
         let p = TestParams::from_json(&serde_json::from_str(tcp).unwrap()).unwrap();

@@ -1,6 +1,6 @@
 //! Command-line flags, as close to iperf3's as clap allows ("low args").
 //!
-//! Every iperf3 3.12 option is declared here with its meaning, so any iperf3 command line
+//! Every iperf3 3.22 option is declared here with its meaning, so any iperf3 command line
 //! parses. Values stay strings or plain numbers; [`crate::iperf::lower`] turns them into engine
 //! configurations and reports iperf3-style parameter errors. Options wireperf cannot honour
 //! yet are accepted by the parser and refused by the lowering with a clear message.
@@ -9,10 +9,11 @@
 //! is refused by a server and one under "Server specific" by a client, unless it is in the
 //! `EITHER_ROLE` group (flags that iperf3 lists under one role and the other role accepts too).
 
+use crate::iperf::cnum;
 use crate::iperf::roles::{CLIENT, EITHER_ROLE, SERVER, SERVER_OR_CLIENT};
 use clap::{ArgGroup, Args};
 
-/// iperf3's options (3.12 set).
+/// iperf3's options (the 3.22 set).
 #[derive(Debug, Args, Default)]
 #[command(group(ArgGroup::new(EITHER_ROLE).multiple(true)))]
 pub struct IperfArgs {
@@ -24,8 +25,8 @@ pub struct IperfArgs {
     #[arg(short = 'c', long = "client", value_name = "HOST", help_heading = SERVER_OR_CLIENT)]
     pub client: Option<String>,
     /// Server port to listen on / connect to.
-    #[arg(short = 'p', long = "port", value_name = "PORT", help_heading = SERVER_OR_CLIENT)]
-    pub port: Option<u32>,
+    #[arg(short = 'p', long = "port", value_name = "PORT", value_parser = cnum::atoi, help_heading = SERVER_OR_CLIENT)]
+    pub port: Option<i64>,
     /// Format to report: k(bits) m g t, K(Bytes) M G T.
     #[arg(short = 'f', long = "format", value_name = "FMT", help_heading = SERVER_OR_CLIENT)]
     pub format: Option<String>,
@@ -51,6 +52,9 @@ pub struct IperfArgs {
     /// Bind to the interface with this address (`addr%dev` also binds to the device).
     #[arg(short = 'B', long = "bind", value_name = "HOST", help_heading = SERVER_OR_CLIENT)]
     pub bind: Option<String>,
+    /// Bind to this network interface with SO_BINDTODEVICE (as `-B addr%DEV` / `-c host%DEV`).
+    #[arg(long = "bind-dev", value_name = "DEV", help_heading = SERVER_OR_CLIENT)]
+    pub bind_dev: Option<String>,
     /// Use TCP keepalive on the control connection: [KEEPIDLE/KEEPINTV/KEEPCNT].
     #[arg(long = "cntl-ka", value_name = "IDLE/INTV/CNT", num_args = 0..=1, require_equals = true,
           default_missing_value = "", help_heading = SERVER_OR_CLIENT)]
@@ -64,6 +68,14 @@ pub struct IperfArgs {
     /// Output in line-delimited JSON format.
     #[arg(long = "json-stream", help_heading = SERVER_OR_CLIENT)]
     pub json_stream: bool,
+    /// With --json-stream, also print the whole -J document after the last event (as iperf3
+    /// 3.21+; alone it changes nothing).
+    #[arg(long = "json-stream-full-output", alias = "json-stream-full", help_heading = SERVER_OR_CLIENT)]
+    pub json_stream_full_output: bool,
+    /// Use MPTCP rather than plain TCP for the data connections (IPPROTO_MPTCP). A server
+    /// always accepts MPTCP data connections when the kernel has MPTCP; `-s -m` is accepted.
+    #[arg(short = 'm', long = "mptcp", help_heading = SERVER_OR_CLIENT)]
+    pub mptcp: bool,
     /// Emit debugging output.
     #[arg(short = 'd', long = "debug", value_name = "LEVEL", num_args = 0..=1, require_equals = true,
           default_missing_value = "4", help_heading = SERVER_OR_CLIENT)]
@@ -71,7 +83,8 @@ pub struct IperfArgs {
     /// Show version information and quit.
     #[arg(short = 'v', long = "version", help_heading = SERVER_OR_CLIENT)]
     pub version: bool,
-    /// Set CPU affinity (core number to pin stream threads to).
+    /// Set CPU affinity (core number to pin stream threads to). Read as iperf3 reads it: the
+    /// leading number counts (`-A 2/2` is `-A 2`); `,M` (the server's core) is not sent.
     #[arg(short = 'A', long = "affinity", value_name = "N[,M]", help_heading = SERVER_OR_CLIENT)]
     pub affinity: Option<String>,
 
@@ -114,7 +127,7 @@ pub struct IperfArgs {
     /// Use UDP rather than TCP.
     #[arg(short = 'u', long = "udp", group = EITHER_ROLE, help_heading = CLIENT)]
     pub udp: bool,
-    /// Use SCTP rather than TCP (not supported).
+    /// Use SCTP rather than TCP (refused: wireperf has no SCTP streams).
     #[arg(long = "sctp", group = EITHER_ROLE, help_heading = CLIENT)]
     pub sctp: bool,
     /// Connect timeout for the control connection, milliseconds.
@@ -144,10 +157,10 @@ pub struct IperfArgs {
     #[arg(short = 'l', long = "length", value_name = "BYTES", help_heading = CLIENT)]
     pub length: Option<String>,
     /// Bind the data streams to this client port (stream i uses PORT+i).
-    #[arg(long = "cport", value_name = "PORT", help_heading = CLIENT)]
-    pub cport: Option<u32>,
+    #[arg(long = "cport", value_name = "PORT", value_parser = cnum::atoi, help_heading = CLIENT)]
+    pub cport: Option<i64>,
     /// Number of parallel client streams to run (1..128).
-    #[arg(short = 'P', long = "parallel", value_name = "N", help_heading = CLIENT)]
+    #[arg(short = 'P', long = "parallel", value_name = "N", value_parser = cnum::atoi, allow_negative_numbers = true, help_heading = CLIENT)]
     pub parallel: Option<i64>,
     /// Run in reverse mode (server sends, client receives).
     #[arg(short = 'R', long = "reverse", help_heading = CLIENT)]
@@ -159,10 +172,10 @@ pub struct IperfArgs {
     #[arg(short = 'w', long = "window", value_name = "BYTES", help_heading = CLIENT)]
     pub window: Option<String>,
     /// Set TCP congestion control algorithm.
-    #[arg(short = 'C', long = "congestion", value_name = "ALGO", help_heading = CLIENT)]
+    #[arg(short = 'C', long = "congestion", alias = "linux-congestion", value_name = "ALGO", help_heading = CLIENT)]
     pub congestion: Option<String>,
-    /// Set TCP maximum segment size (MTU - 40 bytes).
-    #[arg(short = 'M', long = "set-mss", value_name = "BYTES", help_heading = CLIENT)]
+    /// Set TCP maximum segment size (MTU - 40 bytes), up to 32767.
+    #[arg(short = 'M', long = "set-mss", value_name = "BYTES", value_parser = cnum::atoi, allow_negative_numbers = true, help_heading = CLIENT)]
     pub set_mss: Option<i64>,
     /// Set TCP no delay, disabling Nagle's algorithm.
     #[arg(short = 'N', long = "no-delay", help_heading = CLIENT)]
@@ -230,12 +243,13 @@ pub struct IperfArgs {
     /// Number of SCTP streams (not supported).
     #[arg(long = "nstreams", value_name = "N", group = EITHER_ROLE, help_heading = CLIENT)]
     pub nstreams: Option<String>,
-    /// Use MPTCP rather than plain TCP (not supported yet).
-    #[arg(short = 'm', long = "mptcp", group = EITHER_ROLE, help_heading = CLIENT)]
-    pub mptcp: bool,
-    /// Ignore received payload without copying it (recv with MSG_TRUNC).
-    #[arg(long = "skip-rx-copy", group = EITHER_ROLE, help_heading = CLIENT)]
+    /// Ignore received payload without copying it (recv with MSG_TRUNC); asks the server too.
+    #[arg(long = "skip-rx-copy", help_heading = CLIENT)]
     pub skip_rx_copy: bool,
+    /// Ask for UDP GSO/GRO at both ends (iperf3 3.21+ servers honour it; wireperf's own UDP
+    /// streams batch with GSO/GRO whenever the kernel allows, with or without this flag).
+    #[arg(long = "gsro", help_heading = CLIENT)]
+    pub gsro: bool,
     /// After the summary, name what limited each direction (link, shaper, window, CPU, loss,
     /// ...) with the evidence and the fix; asks a wireperf server for its samples too
     /// (wireperf only).

@@ -33,9 +33,10 @@ pub struct PublicServerArgs {
     #[arg(long = "max-tests-per-client", value_name = "N", help_heading = PUBLIC_SERVER)]
     pub max_tests_per_client: Option<usize>,
     /// Refuse tests longer than SECS (time + omit) and tests without a time limit (-n/-k);
-    /// end a test the client does not end in time.
-    #[arg(long = "server-max-duration", value_name = "SECS", help_heading = PUBLIC_SERVER)]
-    pub server_max_duration: Option<u64>,
+    /// end a test the client does not end in time (0 = no limit; as iperf3 3.20+).
+    #[arg(long = "server-max-duration", value_name = "SECS", value_parser = crate::iperf::cnum::atoi,
+          allow_negative_numbers = true, help_heading = PUBLIC_SERVER)]
+    pub server_max_duration: Option<i64>,
     /// Refuse tests with more than N parallel streams (-P).
     #[arg(long = "max-parallel", value_name = "N", help_heading = PUBLIC_SERVER)]
     pub max_parallel: Option<u32>,

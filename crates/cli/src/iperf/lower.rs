@@ -9,6 +9,7 @@
 //! check; [`crate::iperf::lower_client`] and [`crate::iperf::lower_server`] the rest.
 
 use crate::iperf::args::IperfArgs;
+use crate::iperf::cnum;
 use crate::iperf::files::Pending;
 use crate::iperf::roles::RoleFlags;
 use crate::shared::endpoint::split_bind;
@@ -30,6 +31,9 @@ pub enum ParamError {
     /// An accepted flag whose feature is not built yet.
     #[error("{0} is not supported yet by wireperf")]
     NotYet(&'static str),
+    /// An accepted iperf3 flag that wireperf refuses by design.
+    #[error("{0}")]
+    Refused(&'static str),
 }
 
 impl From<IperfErrno> for ParamError {
@@ -45,6 +49,8 @@ pub struct OutputOpts {
     pub json: bool,
     /// `--json-stream`.
     pub json_stream: bool,
+    /// `--json-stream-full-output` with `--json-stream`: the whole document after the events.
+    pub json_stream_full: bool,
     /// `-V`.
     pub verbose: bool,
     /// `-f` letter; `a` = adaptive bits.
@@ -85,17 +91,18 @@ pub struct ServerProcess {
     pub log_format: crate::iperf::args_server::LogFormat,
 }
 
+/// Why `--sctp`, `-X` and `--nstreams` are refused.
+pub const SCTP_REFUSED: &str =
+    "SCTP (--sctp, -X, --nstreams) is not supported by wireperf: it has TCP, MPTCP (-m) and UDP streams only";
+
 fn refuse_unsupported(a: &IperfArgs) -> Result<(), ParamError> {
-    let checks: [(bool, &'static str); 4] = [
-        (a.sctp, "SCTP (--sctp)"),
-        (a.flowlabel.is_some(), "IPv6 flow labels (-L)"),
-        (a.xbind.is_some() || a.nstreams.is_some(), "SCTP (-X/--nstreams)"),
-        (a.mptcp, "MPTCP (-m)"),
-    ];
-    match checks.iter().find(|(on, _)| *on) {
-        Some((_, what)) => Err(ParamError::NotYet(what)),
-        None => Ok(()),
+    if a.sctp || a.xbind.is_some() || a.nstreams.is_some() {
+        return Err(ParamError::Refused(SCTP_REFUSED));
     }
+    if a.flowlabel.is_some() {
+        return Err(ParamError::NotYet("IPv6 flow labels (-L)"));
+    }
+    Ok(())
 }
 
 pub(super) fn output_opts(a: &IperfArgs) -> Result<OutputOpts, ParamError> {
@@ -109,6 +116,7 @@ pub(super) fn output_opts(a: &IperfArgs) -> Result<OutputOpts, ParamError> {
     Ok(OutputOpts {
         json: a.json || a.json_stream,
         json_stream: a.json_stream,
+        json_stream_full: a.json_stream && a.json_stream_full_output,
         verbose: a.verbose,
         format,
         title: a.title.clone(),
@@ -131,26 +139,46 @@ pub(super) fn interval(a: &IperfArgs) -> Result<Option<Duration>, ParamError> {
 pub(super) fn port(a: &IperfArgs) -> Result<u16, ParamError> {
     match a.port {
         None => Ok(wireperf_protocol::DEFAULT_PORT),
-        Some(p) if (1..=65535).contains(&p) => Ok(p as u16),
-        Some(_) => Err(IperfErrno::BADPORT.into()),
+        Some(p) => u16::try_from(p).ok().filter(|&p| p > 0).ok_or(ParamError::Iperf(IperfErrno::BADPORT)),
     }
 }
 
 pub(super) fn keepalive(a: &IperfArgs) -> Result<Option<Keepalive>, ParamError> {
     let Some(spec) = &a.cntl_ka else { return Ok(None) };
-    let mut parts = spec.split('/').map(|s| {
-        if s.is_empty() {
-            Ok(None)
-        } else {
-            s.parse::<u32>().map(Some).map_err(|_| ParamError::Msg(format!("bad --cntl-ka value '{spec}'")))
-        }
+    // iperf3: each part read with atoi, an empty or missing part keeps the system's default.
+    let mut parts = spec.splitn(3, '/').map(|s| {
+        let n = cnum::atoi(s).unwrap_or(0);
+        (!s.is_empty()).then(|| u32::try_from(n).unwrap_or(0))
     });
-    let mut next = || parts.next().unwrap_or(Ok(None));
-    Ok(Some(Keepalive { idle_secs: next()?, interval_secs: next()?, count: next()? }))
+    let mut next = || parts.next().flatten();
+    let ka = Keepalive { idle_secs: next(), interval_secs: next(), count: next() };
+    // 3.22: an idle period not longer than the whole retry period is refused.
+    let idle = ka.idle_secs.unwrap_or(0);
+    if idle > 0 && u64::from(idle) <= u64::from(ka.interval_secs.unwrap_or(0)) * u64::from(ka.count.unwrap_or(0)) {
+        return Err(IperfErrno::CNTLKA.into());
+    }
+    Ok(Some(ka))
 }
 
 pub(super) fn unit<T>(r: Result<T, wireperf_report::units::UnitError>) -> Result<T, ParamError> {
     r.map_err(|e| ParamError::Msg(e.to_string()))
+}
+
+/// `-A N[,M]` as iperf3 reads it: `strtol` for N (something must be read), `atoi` for the
+/// server's M; both 0..=1024. M is checked but not sent (no iperf3 parameter carries it).
+fn affinity(s: &str) -> Result<usize, ParamError> {
+    let bad = || ParamError::Iperf(IperfErrno::AFFINITY);
+    let (n, _) = cnum::strtol(s).ok_or_else(bad)?;
+    let in_range = |n: i64| (0..=1024).contains(&n);
+    if !in_range(n) {
+        return Err(bad());
+    }
+    if let Some((_, server)) = s.split_once(',') {
+        if !in_range(cnum::atoi(server).unwrap_or(0)) {
+            return Err(bad());
+        }
+    }
+    usize::try_from(n).map_err(|_| bad())
 }
 
 /// What both roles take from the flags they share.
@@ -175,19 +203,11 @@ fn common(a: &IperfArgs) -> Result<Common, ParamError> {
         None => (None, None),
         Some(b) => split_bind(b).map_err(ParamError::Msg)?,
     };
+    let bind_dev = a.bind_dev.clone().or(bind_dev);
     if a.rcv_timeout.is_some_and(|t| !(1..=86_400_000).contains(&t)) {
         return Err(IperfErrno::RCVTIMEOUT.into());
     }
-    let affinity = match &a.affinity {
-        None => None,
-        Some(s) => Some(
-            s.split(',')
-                .next()
-                .unwrap_or("")
-                .parse::<usize>()
-                .map_err(|_| ParamError::Msg(format!("bad -A value '{s}'")))?,
-        ),
-    };
+    let affinity = a.affinity.as_deref().map(affinity).transpose()?;
     Ok(Common {
         out,
         bind,
@@ -241,7 +261,18 @@ mod tests {
         assert_eq!(msg("wireperf -c h -P 200"), "invalid number of parallel streams (min = 1, max = 128)");
         assert_eq!(msg("wireperf -c h -R --bidir"), "cannot be both reverse and bidirectional");
         assert_eq!(msg("wireperf -c h -t 2 -n 1M"), "only one test end condition (-t, -n, -k) may be specified");
-        assert!(msg("wireperf -c h --sctp").contains("not supported yet"));
+        assert_eq!(msg("wireperf -c h --sctp"), SCTP_REFUSED);
+        assert_eq!(msg("wireperf -c h -P 0"), "invalid number of parallel streams (min = 1, max = 128)");
+        assert_eq!(msg("wireperf -c h -M 32768"), "TCP MSS too large (maximum = 32767 bytes)");
+        assert_eq!(msg("wireperf -c h -u -F Cargo.toml"), "cannot transfer file using UDP");
+        assert_eq!(msg("wireperf -c h -A x"), "unable to set CPU affinity");
+        assert_eq!(msg("wireperf -c h -A 1,2000"), "unable to set CPU affinity");
+        assert_eq!(
+            msg("wireperf -c h --cntl-ka=10/5/3"),
+            "control connection Keepalive period should be larger than the full retry period (interval * count)"
+        );
+        assert_eq!(msg("wireperf -s --gsro"), "some option you are trying to set is client only");
+        assert_eq!(msg("wireperf -s --skip-rx-copy"), "some option you are trying to set is client only");
         assert_eq!(msg("wireperf -c h -u -l 8"), "block size invalid (minimum = 16 bytes, maximum = 65507 bytes)");
         assert_eq!(msg("wireperf -s -t 3"), "some option you are trying to set is client only");
     }

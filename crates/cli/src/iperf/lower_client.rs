@@ -7,10 +7,11 @@ use crate::iperf::files::Pending;
 use crate::iperf::lower::{Common, Mode, ParamError, interval, keepalive, port, unit};
 use crate::iperf::tos;
 use crate::shared::endpoint::{family, split_host};
-use crate::shared::parallel::{self, ParallelError};
+use crate::shared::parallel;
 use std::time::Duration;
 use wireperf_engine::ClientConfig;
 use wireperf_protocol::params::limits;
+use wireperf_protocol::params::UdpOffload;
 use wireperf_protocol::{IperfErrno, Protocol, TestParams};
 use wireperf_report::units::{parse_rate, parse_rate_burst, parse_size};
 
@@ -42,10 +43,7 @@ fn test_params(a: &IperfArgs) -> Result<TestParams, ParamError> {
         p.time = 0;
     }
     if let Some(par) = a.parallel {
-        p.parallel = parallel::check(par).map_err(|e| match e {
-            ParallelError::TooMany => ParamError::Iperf(IperfErrno::NUMSTREAMS),
-            ParallelError::TooFew => ParamError::Msg(e.to_string()),
-        })?;
+        p.parallel = parallel::check(par).map_err(|_| ParamError::Iperf(IperfErrno::NUMSTREAMS))?;
     }
     if let Some(l) = &a.length {
         let len = unit(parse_size(l))?;
@@ -68,7 +66,7 @@ fn test_params(a: &IperfArgs) -> Result<TestParams, ParamError> {
         p.window = Some(w as u32).filter(|&w| w > 0);
     }
     if let Some(m) = a.set_mss {
-        if !(0..=9216).contains(&m) {
+        if !(0..=i64::from(limits::MAX_MSS)).contains(&m) {
             return Err(IperfErrno::MSS.into());
         }
         p.mss = Some(m as u32).filter(|&m| m > 0);
@@ -108,6 +106,12 @@ fn test_params(a: &IperfArgs) -> Result<TestParams, ParamError> {
     p.dont_fragment = a.dont_fragment;
     p.zerocopy = a.zerocopy.is_some();
     p.skip_rx_copy = a.skip_rx_copy;
+    p.mptcp = a.mptcp && !udp;
+    if a.gsro && udp {
+        // 3.22 sends the datagram size it will use (1460 when it picks one from the MSS) and
+        // a GSO buffer of whole datagrams.
+        p.offload = UdpOffload::requested(p.len);
+    }
     if let Some(f) = &a.fq_rate {
         p.fqrate = Some(unit(parse_rate(f))?).filter(|&r| r > 0);
     }
@@ -140,8 +144,7 @@ pub(super) fn lower(a: &IperfArgs, common: Common) -> Result<(Mode, Pending), Pa
     let (host, host_dev) = split_host(host_arg);
     let cport = match a.cport {
         None => None,
-        Some(c) if (1..=65535).contains(&c) => Some(c as u16),
-        Some(_) => return Err(IperfErrno::BADPORT.into()),
+        Some(c) => Some(u16::try_from(c).ok().filter(|&c| c > 0).ok_or(ParamError::Iperf(IperfErrno::BADPORT))?),
     };
     if let Some(f) = &a.file {
         if p.protocol == Protocol::Udp {

@@ -9,6 +9,7 @@ use crate::shared::endpoint::family;
 use std::time::Duration;
 use wireperf_engine::ServerConfig;
 use wireperf_protocol::params::limits;
+use wireperf_protocol::IperfErrno;
 use wireperf_report::units::parse_rate;
 
 /// Lowers a server's flags (`a.server` is set).
@@ -78,12 +79,10 @@ fn public_limits(a: &IperfArgs, cfg: &mut ServerConfig) -> Result<(), ParamError
         cfg.max_half_open = n;
     }
     cfg.queue = p.queue.filter(|&s| s > 0).map(Duration::from_secs);
+    // 3.22: 0 means no limit; below 0 or above a day is its duration error.
     match p.server_max_duration {
-        Some(0) => return Err(ParamError::Msg("--server-max-duration must be at least 1 second".into())),
-        Some(s) if s > u64::from(limits::MAX_TIME) => {
-            return Err(ParamError::Msg(format!("--server-max-duration is at most {} seconds", limits::MAX_TIME)));
-        }
-        s => cfg.max_duration = s.map(Duration::from_secs),
+        Some(s) if !(0..=i64::from(limits::MAX_TIME)).contains(&s) => return Err(IperfErrno::DURATION.into()),
+        s => cfg.max_duration = s.and_then(|s| u64::try_from(s).ok()).filter(|&s| s > 0).map(Duration::from_secs),
     }
     match p.max_parallel {
         Some(0) => return Err(ParamError::Msg("--max-parallel must be at least 1".into())),

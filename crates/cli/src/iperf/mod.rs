@@ -3,6 +3,7 @@
 //!
 //! - `args.rs` / `args_server.rs` — iperf3's flags and wireperf's public-server flags (clap).
 //! - `roles.rs` — which flags are client-only or server-only, derived from their definitions.
+//! - `cnum.rs` — numbers read as iperf3 reads them (C's `atoi`/`strtol` leniency).
 //! - `lower.rs` — the pure lowering: shared flags and the role check; `lower_client.rs`,
 //!   `lower_server.rs`, `lower_zerocopy.rs` and `tos.rs` the per-role and per-value parts.
 //! - `files.rs` — what lowering needs from files and the terminal (`-F` size, RSA keys).
@@ -11,6 +12,7 @@
 pub mod args;
 pub mod args_server;
 pub mod auth;
+mod cnum;
 pub mod files;
 pub mod lower;
 mod lower_client;

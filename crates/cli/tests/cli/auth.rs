@@ -1,8 +1,10 @@
-//! iperf3 authentication both ways with Debian's iperf3 3.12 (PKCS#1 v1.5 tokens), and every
-//! refusal: wrong password, unknown user, stale timestamp, replayed token.
+//! iperf3 authentication both ways with stock iperf3 3.12 (PKCS#1 v1.5 tokens), 3.18 and 3.22
+//! (OAEP by default, PKCS#1 v1.5 only with the server's `--use-pkcs1-padding`), and every
+//! refusal: wrong password, unknown user, stale timestamp, replayed token, the wrong padding.
 
 use crate::abuse::{Raw, params};
 use crate::harness::*;
+use crate::peers::{Peer, per_peer};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -69,26 +71,26 @@ fn now() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs() as i64
 }
 
-#[test]
-fn stock_3_12_client_authenticates_to_wireperf_and_refusals_are_clear() {
+/// A stock client (3.12: PKCS#1 v1.5 tokens; 3.17+: OAEP) against a wireperf server, which
+/// takes both paddings.
+fn stock_client_authenticates_to_wireperf_and_refusals_are_clear(peer: &Peer) {
     let k = setup();
     let args = server_args(&k);
     let server = start_server(&wireperf(), &args.iter().map(String::as_str).collect::<Vec<_>>());
-    // Debian's 3.12 client makes PKCS#1 v1.5 tokens.
-    let ok = client(&iperf3(), server.port, "mario", "rossi", &k.public, &[]);
+    let ok = client(&peer.bin, server.port, "mario", "rossi", &k.public, &[]);
     assert_ok(&ok);
     // wireperf's own client: OAEP by default, PKCS#1 v1.5 on request.
     assert_ok(&client(&wireperf(), server.port, "mario", "rossi", &k.public, &[]));
     assert_ok(&client(&wireperf(), server.port, "mario", "rossi", &k.public, &["--use-pkcs1-padding"]));
     // Wrong password and unknown user: the stock client prints iperf3's message.
     for (user, pw) in [("mario", "wrong"), ("luigi", "rossi")] {
-        let out = client(&iperf3(), server.port, user, pw, &k.public, &[]);
+        let out = client(&peer.bin, server.port, user, pw, &k.public, &[]);
         assert!(!out.status.success());
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("test authorization failed"), "{user}: {err}");
     }
     // No token at all.
-    let out = run_client(&iperf3(), &["-c", "127.0.0.1", "-p", &server.port.to_string(), "-t", "1"]);
+    let out = run_client(&peer.bin, &["-c", "127.0.0.1", "-p", &server.port.to_string(), "-t", "1"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("test authorization failed"));
 
     let public = public_key_from_pem(&std::fs::read_to_string(&k.public).unwrap()).unwrap();
@@ -114,7 +116,7 @@ fn stock_3_12_client_authenticates_to_wireperf_and_refusals_are_clear() {
     r.send_json(&p);
     assert_eq!(r.server_error(), 142, "the replay is refused");
     // And the server still serves an honest client.
-    assert_ok(&client(&iperf3(), server.port, "mario", "rossi", &k.public, &[]));
+    assert_ok(&client(&peer.bin, server.port, "mario", "rossi", &k.public, &[]));
     std::thread::sleep(std::time::Duration::from_millis(200));
     let log = server.stderr_text();
     for why in [
@@ -130,22 +132,52 @@ fn stock_3_12_client_authenticates_to_wireperf_and_refusals_are_clear() {
     assert_eq!(refusals, 5, "{log}");
 }
 
-#[test]
-fn wireperf_client_authenticates_to_stock_3_12_server() {
-    let k = setup();
-    let args = server_args(&k);
-    let server = start_server(&iperf3(), &args.iter().map(String::as_str).collect::<Vec<_>>());
-    // 3.12 servers decrypt PKCS#1 v1.5 only.
-    let out = client(&wireperf(), server.port, "mario", "rossi", &k.public, &["--use-pkcs1-padding", "-J"]);
-    assert_ok(&out);
-    assert!(u(&json_of(&out), "/end/sum_received/bytes") > 0);
-    let bad = client(&wireperf(), server.port, "mario", "nope", &k.public, &["--use-pkcs1-padding"]);
-    assert!(!bad.status.success());
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("test authorization failed"), "{bad:?}");
-    // A 3.12 server that refused a client still serves the next one.
-    let again = client(&wireperf(), server.port, "mario", "rossi", &k.public, &["--use-pkcs1-padding"]);
-    assert_ok(&again);
+/// The error line after "error - " (stock: "iperf3: error - …", wireperf: "wireperf: error - …").
+fn error_of(out: &Output) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    err.lines().find_map(|l| l.split_once("error - ").map(|(_, m)| m.to_string())).unwrap_or(err)
 }
+
+fn refused(out: &Output, what: &str, stock_says: &str) {
+    assert!(!out.status.success(), "{what}: accepted");
+    assert_eq!(error_of(out), stock_says, "{what}: {out:?}");
+}
+
+/// wireperf's client against a stock server. 3.12 decrypts PKCS#1 v1.5 only; 3.17+ decrypt
+/// OAEP, or PKCS#1 v1.5 instead when the server runs with `--use-pkcs1-padding`. A token of
+/// the other padding is refused with what the stock client itself says for a refusal, and the
+/// server still serves the next client.
+fn wireperf_client_authenticates_to_stock_server(peer: &Peer) {
+    let k = setup();
+    let oaep = peer.version != "3.12";
+    let mut configs = vec![(server_args(&k), oaep)];
+    if oaep {
+        let mut pkcs1 = server_args(&k);
+        pkcs1.push("--use-pkcs1-padding".into());
+        configs.push((pkcs1, false));
+    }
+    for (args, server_oaep) in configs {
+        let server = start_server(&peer.bin, &args.iter().map(String::as_str).collect::<Vec<_>>());
+        let (right, wrong): (&[&str], &[&str]) =
+            if server_oaep { (&[], &["--use-pkcs1-padding"]) } else { (&["--use-pkcs1-padding"], &[]) };
+        let out = client(&wireperf(), server.port, "mario", "rossi", &k.public, &[right, &["-J"]].concat());
+        assert_ok(&out);
+        assert!(u(&json_of(&out), "/end/sum_received/bytes") > 0);
+        // The stock client's own words for a refusal: 3.12 and 3.18 servers send "test
+        // authorization failed", 3.22 closes the control connection.
+        let stock = client(&peer.bin, server.port, "mario", "nope", &k.public, &[]);
+        assert!(!stock.status.success(), "the stock client was let in with a wrong password");
+        let says = error_of(&stock);
+        let expected = if peer.version == "3.22" { "control socket has closed unexpectedly" } else { "test authorization failed" };
+        assert_eq!(says, expected);
+        refused(&client(&wireperf(), server.port, "mario", "nope", &k.public, right), "wrong password", &says);
+        refused(&client(&wireperf(), server.port, "mario", "rossi", &k.public, wrong), "the other padding", &says);
+        // A server that refused a client still serves the next one.
+        assert_ok(&client(&wireperf(), server.port, "mario", "rossi", &k.public, right));
+    }
+}
+
+per_peer!(stock_client_authenticates_to_wireperf_and_refusals_are_clear, wireperf_client_authenticates_to_stock_server);
 
 #[test]
 fn client_without_password_and_without_terminal_gets_a_clear_error() {

@@ -130,6 +130,27 @@ fn bitrate_limit_refuses_a_test_asking_for_more() {
     assert_ok(&out);
 }
 
+/// `--json-stream-full-output` (3.21+): the events, then the whole `-J` document; alone (without
+/// `--json-stream`) it changes nothing, as in 3.22.
+#[test]
+fn json_stream_full_output_adds_the_whole_document() {
+    let (out, _s) = client_vs_wireperf(&["-t", "1", "--json-stream", "--json-stream-full-output"]);
+    assert_ok(&out);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let (events, doc) = text.split_once("\n{\n").unwrap_or_else(|| panic!("no document after the events:\n{text}"));
+    let kinds: Vec<String> = events
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap_or_else(|e| panic!("{e}: {l}"))["event"].to_string())
+        .collect();
+    assert_eq!(kinds.first().map(String::as_str), Some("\"start\""), "{kinds:?}");
+    assert_eq!(kinds.last().map(String::as_str), Some("\"end\""), "{kinds:?}");
+    let doc: serde_json::Value = serde_json::from_str(&format!("{{\n{doc}")).expect("the full document");
+    assert!(doc["end"]["sum_sent"]["bytes"].as_u64().unwrap_or(0) > 0 && doc["intervals"].as_array().is_some());
+    let (out, _s) = client_vs_wireperf(&["-t", "1", "--json-stream-full-output"]);
+    assert_ok(&out);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("iperf Done."), "text output expected");
+}
+
 #[test]
 fn cport_bind_device_and_congestion() {
     let cport = free_port();

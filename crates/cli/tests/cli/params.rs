@@ -32,10 +32,72 @@ fn bad_values_get_iperf3_messages() {
 
 #[test]
 fn unsupported_flags_say_so() {
-    for args in [vec!["-c", "h", "--sctp"], vec!["-c", "h", "-m"], vec!["-c", "h", "-L", "1"]] {
+    let (code, err) = stderr_of(&["-c", "h", "-L", "1"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("not supported yet"), "-L: {err}");
+    for args in [vec!["-c", "h", "--sctp"], vec!["-c", "h", "-X", "a"], vec!["-c", "h", "--nstreams", "2"]] {
         let (code, err) = stderr_of(&args);
         assert_eq!(code, 1);
-        assert!(err.contains("not supported yet"), "{args:?}: {err}");
+        assert!(err.contains("SCTP (--sctp, -X, --nstreams) is not supported by wireperf"), "{args:?}: {err}");
+    }
+}
+
+/// What a program says after "parameter error - ", or `None` when the line parsed (the run then
+/// fails later, connecting to a closed port).
+fn parameter_error(bin: &std::path::Path, args: &[&str]) -> Option<String> {
+    let out = std::process::Command::new(bin).args(args).env("WIREPERF_DB", TEST_DB).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let line = err.lines().find_map(|l| l.split_once("parameter error - ").map(|(_, m)| m.to_string()))?;
+    Some(line.trim_end_matches(": ").to_string())
+}
+
+/// iperf3 3.22's argument rules, run through the stock 3.22 binary and wireperf side by side:
+/// the same lines are refused with the same message, and the same lines parse (numbers read
+/// with C's `atoi` leniency where 3.22 reads them so: `-A 0/0`, `-P 2x`).
+#[test]
+fn argument_rules_are_3_22s() {
+    let stock = stock_iperf3("3.22");
+    let port = free_port().to_string();
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
+    let port = port.as_str();
+    let c = |extra: &[&'static str]| [&["-c", "127.0.0.1", "-p", port, "-t", "1"], extra].concat();
+    let s = |extra: &[&'static str]| [&["-s", "-p", port], extra].concat();
+    let refused = [
+        c(&["-P", "0"]),
+        c(&["-P", "-2"]),
+        c(&["-P", "129"]),
+        c(&["-M", "32768"]),
+        c(&["-M", "-1"]),
+        c(&["-u", "-F", file]),
+        c(&["--cntl-ka=10/5/3"]),
+        c(&["-A", "x"]),
+        c(&["-A", "0,2000"]),
+        s(&["--server-max-duration", "-1"]),
+        s(&["--server-max-duration", "86401"]),
+        s(&["--skip-rx-copy"]),
+        s(&["--gsro"]),
+        s(&["-t", "2"]),
+    ];
+    for args in &refused {
+        let theirs = parameter_error(&stock, args).unwrap_or_else(|| panic!("3.22 accepted {args:?}"));
+        let ours = parameter_error(&wireperf(), args).unwrap_or_else(|| panic!("wireperf accepted {args:?}"));
+        assert_eq!(ours, theirs, "{args:?}");
+    }
+    let accepted = [
+        c(&["-A", "0/0"]),
+        c(&["-P", "2x"]),
+        c(&["-M", "32767"]),
+        c(&["--json-stream", "--json-stream-full"]),
+        c(&["--json-stream-full-output"]),
+        c(&["--cntl-ka=20/5/3"]),
+        c(&["--gsro", "-u"]),
+        c(&["-m"]),
+        c(&["--skip-rx-copy", "-R"]),
+        c(&["--bind-dev", "lo"]),
+    ];
+    for args in &accepted {
+        assert_eq!(parameter_error(&stock, args), None, "3.22 refused {args:?}");
+        assert_eq!(parameter_error(&wireperf(), args), None, "wireperf refused {args:?}");
     }
 }
 
@@ -43,11 +105,25 @@ fn unsupported_flags_say_so() {
 fn version_and_help() {
     let out = run_client(&wireperf(), &["-v"]);
     assert_ok(&out);
-    assert!(String::from_utf8_lossy(&out.stdout).starts_with("wireperf "));
+    let version = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(version.starts_with("wireperf ") && version.contains("(iperf3 3.22 compatible)"), "{version}");
     let out = run_client(&wireperf(), &["--help"]);
     assert_ok(&out);
     let text = String::from_utf8_lossy(&out.stdout);
-    for flag in ["--bidir", "--get-server-output", "--json-stream", "--server-bitrate-limit", "selftest", "doctor"] {
+    for flag in [
+        "--bidir",
+        "--get-server-output",
+        "--json-stream",
+        "--json-stream-full-output",
+        "--gsro",
+        "--mptcp",
+        "--skip-rx-copy",
+        "--bind-dev",
+        "--server-bitrate-limit",
+        "--server-max-duration",
+        "selftest",
+        "doctor",
+    ] {
         assert!(text.contains(flag), "--help lacks {flag}");
     }
 }

@@ -1,10 +1,11 @@
-//! The client's text output has iperf3 3.12's layout, line for line.
+//! The client's text output has stock iperf3's layout (3.12, 3.18 and 3.22), line for line.
 //!
-//! The same test is run by stock iperf3 and by wireperf (both against a stock server); the
+//! The same test is run by a stock iperf3 and by wireperf (both against that version's server); the
 //! outputs are compared after masking what legitimately differs (digits, unit prefixes, port
 //! numbers), so every column position, every fixed word and every trailing space must match.
 
 use crate::harness::*;
+use crate::peers::{Peer, per_peer};
 use std::time::Duration;
 
 /// Numbers (with the spaces that right-align them) become `#`, unit prefixes `X`, port
@@ -49,8 +50,8 @@ fn mask(text: &str) -> Vec<String> {
         .collect()
 }
 
-fn client_text(bin: &std::path::PathBuf, args: &[&str]) -> String {
-    let server = start_server(&iperf3(), &["-1"]);
+fn client_text(server: &std::path::PathBuf, bin: &std::path::PathBuf, args: &[&str]) -> String {
+    let server = start_server(server, &["-1"]);
     let port = server.port.to_string();
     let mut a = vec!["-c", "127.0.0.1", "-p", &port];
     a.extend_from_slice(args);
@@ -60,34 +61,35 @@ fn client_text(bin: &std::path::PathBuf, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-fn same_layout(args: &[&str]) {
-    let theirs = client_text(&iperf3(), args);
-    let ours = client_text(&wireperf(), args);
+fn same_layout(peer: &Peer, args: &[&str]) {
+    let theirs = client_text(&peer.bin, &peer.bin, args);
+    let ours = client_text(&peer.bin, &wireperf(), args);
     let (t, o) = (mask(&theirs), mask(&ours));
-    assert_eq!(o, t, "\n--- iperf3 ---\n{theirs}\n--- wireperf ---\n{ours}");
+    assert_eq!(o, t, "\n--- iperf3 {} ---\n{theirs}\n--- wireperf ---\n{ours}", peer.version);
 }
 
-#[test]
-fn default_test() {
-    same_layout(&["-t", "1"]);
+fn default_test(peer: &Peer) {
+    same_layout(peer, &["-t", "1"]);
 }
 
-#[test]
-fn reverse() {
-    same_layout(&["-t", "1", "-R"]);
+fn reverse(peer: &Peer) {
+    same_layout(peer, &["-t", "1", "-R"]);
 }
 
-#[test]
-fn bidir() {
-    same_layout(&["-t", "1", "--bidir"]);
+fn bidir(peer: &Peer) {
+    same_layout(peer, &["-t", "1", "--bidir"]);
 }
 
-#[test]
-fn parallel_with_sums() {
-    same_layout(&["-t", "1", "-P", "2"]);
+fn parallel_with_sums(peer: &Peer) {
+    same_layout(peer, &["-t", "1", "-P", "2"]);
 }
 
-#[test]
-fn fixed_units_and_title() {
-    same_layout(&["-t", "1", "-f", "m", "-T", "lab"]);
+fn fixed_units_and_title(peer: &Peer) {
+    same_layout(peer, &["-t", "1", "-f", "m", "-T", "lab"]);
 }
+
+fn udp(peer: &Peer) {
+    same_layout(peer, &["-t", "1", "-u", "-b", "10M"]);
+}
+
+per_peer!(default_test, reverse, bidir, parallel_with_sums, fixed_units_and_title, udp);

@@ -1,5 +1,5 @@
-//! UDP (`-u`) against Debian's iperf3 3.12 in both directions, and the `-J` key trees of UDP
-//! documents compared with iperf3's own.
+//! UDP (`-u`) against stock iperf3 3.12, 3.18 and 3.22 in both directions (`--gsro` too), and
+//! the `-J` key trees of UDP documents compared with 3.12's own (3.18/3.22: `keytree`).
 //!
 //! Each test moves 1 s of traffic. Loss is asserted only where wireperf receives at a rate this
 //! VM's receivers keep up with; a stock iperf3 receiver drops datagrams above ~100 Mbit/s here
@@ -7,29 +7,30 @@
 //! datagram counts are checked.
 
 use crate::harness::*;
+use crate::peers::{Peer, per_peer};
 use serde_json::Value;
 use std::time::Duration;
 
-/// wireperf client against an iperf3 server; returns the client's JSON.
-fn wireperf_to_iperf3(args: &[&str]) -> Value {
-    let server = start_server(&iperf3(), &["-1"]);
+/// wireperf client against a stock server; returns the client's JSON.
+fn wireperf_to_iperf3(peer: &Peer, args: &[&str]) -> Value {
+    let server = start_server(&peer.bin, &["-1"]);
     let port = server.port.to_string();
     let mut a = vec!["-c", "127.0.0.1", "-p", &port, "-u", "-t", "1", "-J"];
     a.extend_from_slice(args);
     let out = run_client(&wireperf(), &a);
     let (_, so, se) = server.finish(Duration::from_secs(10));
     assert_ok(&out);
-    assert!(!so.contains("error"), "iperf3 server: {so}\n{se}");
+    assert!(!so.contains("error"), "iperf3 {} server: {so}\n{se}", peer.version);
     json_of(&out)
 }
 
-/// iperf3 client against a wireperf server; returns (client JSON, server JSON).
-fn iperf3_to_wireperf(args: &[&str]) -> (Value, Value) {
+/// A stock client against a wireperf server; returns (client JSON, server JSON).
+fn iperf3_to_wireperf(peer: &Peer, args: &[&str]) -> (Value, Value) {
     let server = start_server(&wireperf(), &["-1", "-J"]);
     let port = server.port.to_string();
     let mut a = vec!["-c", "127.0.0.1", "-p", &port, "-u", "-t", "1", "-J"];
     a.extend_from_slice(args);
-    let out = run_client(&iperf3(), &a);
+    let out = run_client(&peer.bin, &a);
     let (_, so, se) = server.finish(Duration::from_secs(10));
     assert_ok(&out);
     let sj = serde_json::from_str(&so).unwrap_or_else(|e| panic!("wireperf server JSON: {e}\n{so}\n{se}"));
@@ -61,83 +62,116 @@ fn check(v: &Value, max_loss_pct: f64) {
     }
 }
 
-#[test]
-fn udp_to_iperf3() {
-    let v = wireperf_to_iperf3(&["-b", "10M"]);
+fn udp_to_iperf3(peer: &Peer) {
+    let v = wireperf_to_iperf3(peer, &["-b", "10M"]);
     check(&v, 0.0);
     assert_eq!(v["start"]["test_start"]["protocol"], "UDP");
     assert_eq!(u(&v, "/start/target_bitrate"), 10_000_000);
 }
 
-#[test]
-fn udp_reverse_from_iperf3() {
-    let v = wireperf_to_iperf3(&["-b", "10M", "-R"]);
+fn udp_reverse_from_iperf3(peer: &Peer) {
+    let v = wireperf_to_iperf3(peer, &["-b", "10M", "-R"]);
     check(&v, 0.0);
     assert_eq!(v["end"]["streams"][0]["wireperf_udp_receiver"]["wireperf_receiver_socket_drops"], 0);
 }
 
-#[test]
-fn udp_bidir_with_iperf3() {
-    let v = wireperf_to_iperf3(&["-b", "10M", "--bidir"]);
+fn udp_bidir_with_iperf3(peer: &Peer) {
+    let v = wireperf_to_iperf3(peer, &["-b", "10M", "--bidir"]);
     check(&v, 0.0);
     assert!(v["end"].get("sum_bidir_reverse").is_some());
 }
 
-#[test]
-fn udp_two_streams_to_iperf3() {
-    let v = wireperf_to_iperf3(&["-b", "10M", "-P", "2"]);
+fn udp_two_streams_to_iperf3(peer: &Peer) {
+    let v = wireperf_to_iperf3(peer, &["-b", "10M", "-P", "2"]);
     check(&v, 0.0);
     assert_eq!(v["end"]["streams"].as_array().map(Vec::len), Some(2));
 }
 
-#[test]
-fn udp_200m_to_iperf3() {
-    let v = wireperf_to_iperf3(&["-b", "200M", "-l", "1448"]);
+fn udp_200m_to_iperf3(peer: &Peer) {
+    let v = wireperf_to_iperf3(peer, &["-b", "200M", "-l", "1448"]);
     // iperf3's receiver, not the path, is what drops here; see the module doc.
     check(&v, 10.0);
     let rate = num(&v, "/end/sum_sent/bits_per_second");
     assert!((rate - 200e6).abs() < 0.02 * 200e6, "sent at {rate} bit/s");
 }
 
-#[test]
-fn udp_64bit_counters_both_ways() {
-    let v = wireperf_to_iperf3(&["-b", "10M", "--udp-counters-64bit"]);
+fn udp_64bit_counters_both_ways(peer: &Peer) {
+    let v = wireperf_to_iperf3(peer, &["-b", "10M", "--udp-counters-64bit"]);
     check(&v, 0.0);
-    let v = wireperf_to_iperf3(&["-b", "10M", "--udp-counters-64bit", "-R"]);
+    let v = wireperf_to_iperf3(peer, &["-b", "10M", "--udp-counters-64bit", "-R"]);
     check(&v, 0.0);
-    let (c, s) = iperf3_to_wireperf(&["-b", "10M", "--udp-counters-64bit"]);
+    let (c, s) = iperf3_to_wireperf(peer, &["-b", "10M", "--udp-counters-64bit"]);
     check(&c, 0.0);
     assert_eq!(u(&s, "/end/sum_received/lost_packets"), 0);
     assert_eq!(u(&s, "/end/sum_received/packets"), sent(&c));
 }
 
-#[test]
-fn iperf3_udp_to_wireperf_server() {
-    let (c, s) = iperf3_to_wireperf(&["-b", "10M"]);
+fn iperf3_udp_to_wireperf_server(peer: &Peer) {
+    let (c, s) = iperf3_to_wireperf(peer, &["-b", "10M"]);
     check(&c, 0.0);
     // The wireperf server knows the sender's count from the results exchange.
     assert_eq!(u(&s, "/end/sum_received/packets"), sent(&c));
     assert_eq!(u(&s, "/end/sum/wireperf_receiver_socket_drops"), 0);
 }
 
-#[test]
-fn iperf3_udp_reverse_bidir_parallel_to_wireperf_server() {
+fn iperf3_udp_reverse_bidir_parallel_to_wireperf_server(peer: &Peer) {
     for args in [&["-b", "10M", "-R"][..], &["-b", "10M", "--bidir"], &["-b", "10M", "-P", "2"]] {
-        let (c, s) = iperf3_to_wireperf(args);
+        let (c, s) = iperf3_to_wireperf(peer, args);
         check(&c, 0.0);
         assert_eq!(s["start"]["test_start"]["protocol"], "UDP", "{args:?}");
     }
 }
 
-#[test]
-fn iperf3_udp_200m_to_wireperf_server() {
-    let (c, s) = iperf3_to_wireperf(&["-b", "200M", "-l", "1448"]);
+fn iperf3_udp_200m_to_wireperf_server(peer: &Peer) {
+    let (c, s) = iperf3_to_wireperf(peer, &["-b", "200M", "-l", "1448"]);
     check(&c, 10.0);
     // Whatever the wireperf server lost, it can say where: path + socket = total.
     let lost = u(&s, "/end/sum/lost_packets");
     let drops = u(&s, "/end/sum/wireperf_receiver_socket_drops");
     assert!(drops <= lost, "{drops} socket drops > {lost} lost");
 }
+
+/// `--gsro` (3.21+): a wireperf client asks for GSO/GRO at both ends; a peer that predates the
+/// keys ignores them. A 3.22 client's `--gsro` to a wireperf server, both directions: the
+/// server reads the keys (its document says `gso`/`gro` 1) and counts every datagram.
+fn udp_gsro_both_ways(peer: &Peer) {
+    for dir in [&[][..], &["-R"]] {
+        let mut a = vec!["-b", "50M", "--gsro"];
+        a.extend_from_slice(dir);
+        let v = wireperf_to_iperf3(peer, &a);
+        check(&v, 0.0);
+        assert_eq!(v["start"]["test_start"]["gso"], 1, "{dir:?}");
+        assert_eq!(v["start"]["test_start"]["gro"], 1, "{dir:?}");
+    }
+    if peer.version != "3.22" {
+        return;
+    }
+    for dir in [&[][..], &["-R"]] {
+        let mut a = vec!["-b", "50M", "--gsro"];
+        a.extend_from_slice(dir);
+        let (c, s) = iperf3_to_wireperf(peer, &a);
+        check(&c, 0.0);
+        assert_eq!(s["start"]["test_start"]["gso"], 1, "{dir:?}: {s}");
+        assert_eq!(s["start"]["test_start"]["gro"], 1, "{dir:?}");
+        assert_eq!(c["start"]["test_start"]["gso"], 1, "{dir:?}");
+        if dir.is_empty() {
+            assert_eq!(u(&s, "/end/sum_received/packets"), sent(&c), "the wireperf server counts every datagram");
+        }
+    }
+}
+
+per_peer!(
+    udp_to_iperf3,
+    udp_reverse_from_iperf3,
+    udp_bidir_with_iperf3,
+    udp_two_streams_to_iperf3,
+    udp_200m_to_iperf3,
+    udp_64bit_counters_both_ways,
+    iperf3_udp_to_wireperf_server,
+    iperf3_udp_reverse_bidir_parallel_to_wireperf_server,
+    iperf3_udp_200m_to_wireperf_server,
+    udp_gsro_both_ways,
+);
 
 // ---- key trees -------------------------------------------------------------------------
 
@@ -156,8 +190,9 @@ fn compare(args: &[&str]) {
     let (ref_client, ref_server) = iperf3_pair(args);
     let mut a = vec!["-b", "5M"];
     a.extend_from_slice(args);
-    assert_superset(&ref_client, &wireperf_to_iperf3(&a), &[".server_output"]);
-    let (_, ours) = iperf3_to_wireperf(&a);
+    let stock = Peer::new("3.12");
+    assert_superset(&ref_client, &wireperf_to_iperf3(&stock, &a), &[".server_output"]);
+    let (_, ours) = iperf3_to_wireperf(&stock, &a);
     assert_superset(&ref_server, &ours, &[]);
 }
 
