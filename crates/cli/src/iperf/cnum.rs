@@ -41,9 +41,10 @@ fn digits_prefix(s: &str, radix: u32) -> Option<(i64, &str)> {
     if end == 0 {
         return None;
     }
-    let n = s[..end].chars().filter_map(|c| c.to_digit(radix)).fold(0i64, |acc, d| {
-        acc.saturating_mul(i64::from(radix)).saturating_add(i64::from(d))
-    });
+    let n = s[..end]
+        .chars()
+        .filter_map(|c| c.to_digit(radix))
+        .fold(0i64, |acc, d| acc.saturating_mul(i64::from(radix)).saturating_add(i64::from(d)));
     Some((n, &s[end..]))
 }
 

@@ -10,8 +10,8 @@ use crate::shared::endpoint::{family, split_host};
 use crate::shared::parallel;
 use std::time::Duration;
 use wireperf_engine::ClientConfig;
-use wireperf_protocol::params::limits;
 use wireperf_protocol::params::UdpOffload;
+use wireperf_protocol::params::limits;
 use wireperf_protocol::{IperfErrno, Protocol, TestParams};
 use wireperf_report::units::{parse_rate, parse_rate_burst, parse_size};
 

@@ -8,8 +8,8 @@ use crate::iperf::lower::{Common, Mode, ParamError, ServerProcess, interval, kee
 use crate::shared::endpoint::family;
 use std::time::Duration;
 use wireperf_engine::ServerConfig;
-use wireperf_protocol::params::limits;
 use wireperf_protocol::IperfErrno;
+use wireperf_protocol::params::limits;
 use wireperf_report::units::parse_rate;
 
 /// Lowers a server's flags (`a.server` is set).

@@ -168,7 +168,8 @@ fn wireperf_client_authenticates_to_stock_server(peer: &Peer) {
         let stock = client(&peer.bin, server.port, "mario", "nope", &k.public, &[]);
         assert!(!stock.status.success(), "the stock client was let in with a wrong password");
         let says = error_of(&stock);
-        let expected = if peer.version == "3.22" { "control socket has closed unexpectedly" } else { "test authorization failed" };
+        let expected =
+            if peer.version == "3.22" { "control socket has closed unexpectedly" } else { "test authorization failed" };
         assert_eq!(says, expected);
         refused(&client(&wireperf(), server.port, "mario", "nope", &k.public, right), "wrong password", &says);
         refused(&client(&wireperf(), server.port, "mario", "rossi", &k.public, wrong), "the other padding", &says);

@@ -23,10 +23,10 @@ mod io_batching;
 mod iperf2;
 mod keytree;
 mod lab;
-mod mptcp;
 mod manual;
 #[cfg(not(all(feature = "suite", feature = "exporter")))]
 mod minimal;
+mod mptcp;
 mod options;
 mod params;
 mod peers;

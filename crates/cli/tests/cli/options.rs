@@ -140,7 +140,9 @@ fn json_stream_full_output_adds_the_whole_document() {
     let (events, doc) = text.split_once("\n{\n").unwrap_or_else(|| panic!("no document after the events:\n{text}"));
     let kinds: Vec<String> = events
         .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap_or_else(|e| panic!("{e}: {l}"))["event"].to_string())
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap_or_else(|e| panic!("{e}: {l}"))["event"].to_string()
+        })
         .collect();
     assert_eq!(kinds.first().map(String::as_str), Some("\"start\""), "{kinds:?}");
     assert_eq!(kinds.last().map(String::as_str), Some("\"end\""), "{kinds:?}");

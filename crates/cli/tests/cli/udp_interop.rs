@@ -135,11 +135,15 @@ fn iperf3_udp_200m_to_wireperf_server(peer: &Peer) {
 /// keys ignores them. A 3.22 client's `--gsro` to a wireperf server, both directions: the
 /// server reads the keys (its document says `gso`/`gro` 1) and counts every datagram.
 fn udp_gsro_both_ways(peer: &Peer) {
+    // A 3.22 receiver with GRO on misses a few datagrams at the end of the test against its
+    // own sender too (measured 3.22 -> 3.22 --gsro -b 50M: 4 of 193 lost), so only the
+    // counts' consistency is asserted where it receives.
+    let stock_gro_loss = if peer.version == "3.22" { 10.0 } else { 0.0 };
     for dir in [&[][..], &["-R"]] {
         let mut a = vec!["-b", "50M", "--gsro"];
         a.extend_from_slice(dir);
         let v = wireperf_to_iperf3(peer, &a);
-        check(&v, 0.0);
+        check(&v, if dir.is_empty() { stock_gro_loss } else { 0.0 });
         assert_eq!(v["start"]["test_start"]["gso"], 1, "{dir:?}");
         assert_eq!(v["start"]["test_start"]["gro"], 1, "{dir:?}");
     }
@@ -150,7 +154,7 @@ fn udp_gsro_both_ways(peer: &Peer) {
         let mut a = vec!["-b", "50M", "--gsro"];
         a.extend_from_slice(dir);
         let (c, s) = iperf3_to_wireperf(peer, &a);
-        check(&c, 0.0);
+        check(&c, if dir.is_empty() { 0.0 } else { stock_gro_loss });
         assert_eq!(s["start"]["test_start"]["gso"], 1, "{dir:?}: {s}");
         assert_eq!(s["start"]["test_start"]["gro"], 1, "{dir:?}");
         assert_eq!(c["start"]["test_start"]["gso"], 1, "{dir:?}");

@@ -97,10 +97,12 @@ pub fn plain(head: &LineHead<'_>, flag: &str) -> String {
     format!("{}                  {flag}\n", head.render())
 }
 
-/// RETR: TCP sender summary with retransmits (`%3u`, 13 spaces; 3.18+ uses 12 for stream
-/// lines, 3.12 and `[SUM]` use 13).
+/// RETR: TCP sender summary with retransmits (`%3u`). The gap before the flag is 3.18+'s:
+/// 12 spaces on a stream's line, 13 on `[SUM]` (3.12–3.17 print 13 on both; iperf3 changed
+/// the stream format in 3.18, and wireperf prints what the newest iperf3 prints).
 pub fn retr(head: &LineHead<'_>, retransmits: u64, flag: &str) -> String {
-    format!("{}  {retransmits:>3}             {flag}\n", head.render())
+    let gap = if head.id == LineId::Sum { 13 } else { 12 };
+    format!("{}  {retransmits:>3}{:gap$}{flag}\n", head.render(), "")
 }
 
 /// RETR_CWND: TCP sender interval with retransmits and congestion window (bytes).
