@@ -173,10 +173,10 @@ fn affinity(s: &str) -> Result<usize, ParamError> {
     if !in_range(n) {
         return Err(bad());
     }
-    if let Some((_, server)) = s.split_once(',') {
-        if !in_range(cnum::atoi(server).unwrap_or(0)) {
-            return Err(bad());
-        }
+    if let Some((_, server)) = s.split_once(',')
+        && !in_range(cnum::atoi(server).unwrap_or(0))
+    {
+        return Err(bad());
     }
     usize::try_from(n).map_err(|_| bad())
 }
