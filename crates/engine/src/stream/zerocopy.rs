@@ -48,7 +48,13 @@ pub(crate) struct IoReport {
 }
 
 impl IoReport {
-    fn fall_back(&self, why: String) {
+    /// Marks a sender asking for `mode` (what it uses, until a fallback says otherwise).
+    pub(super) fn set_send(&self, mode: SendMode) {
+        self.requested.store(mode.code(), Ordering::Relaxed);
+        self.used.store(mode.code(), Ordering::Relaxed);
+    }
+
+    pub(super) fn fall_back(&self, why: String) {
         let _ = self.fallback.set(why);
         self.used.store(SendMode::Write.code(), Ordering::Relaxed);
     }
@@ -121,8 +127,7 @@ impl<'a> BlockSender<'a> {
         let per_call = if spec.rate > 0 { 1 } else { (spec.call_bytes / block).max(1) };
         let buf = super::buffer::repeated(&super::buffer::payload(block, spec.repeating_payload), per_call)?;
         let mode = spec.send_mode;
-        report.requested.store(mode.code(), Ordering::Relaxed);
-        report.used.store(mode.code(), Ordering::Relaxed);
+        report.set_send(mode);
         let path = match mode {
             SendMode::Write => Path::Write,
             SendMode::Sendfile => match MemBlock::new(&buf) {
