@@ -75,12 +75,7 @@ impl TxPath {
         };
         match r {
             Err(e) if zc::is_refusal(&e) => {
-                let why = if refused {
-                    format!("sendfile refused ({e}, {REFUSE_ENV})")
-                } else {
-                    format!("sendfile refused ({e})")
-                };
-                io.fall_back(format!("{why}; using write()"));
+                io.fall_back(super::zerocopy::refusal("sendfile", &e, refused));
                 p.sendfile = false;
                 (&mut &*sock).write(rest)
             }

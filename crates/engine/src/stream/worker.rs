@@ -160,6 +160,31 @@ impl Worker {
         }
     }
 
+    /// Rounds of one turn per live stream, until a round moves nothing; a turn that ends its
+    /// stream ends it here.
+    fn rounds(&self, members: &[Member], done: &mut [bool], live: &mut usize, mut turn: impl FnMut(usize) -> Step) {
+        loop {
+            let mut moved = false;
+            for (i, m) in members.iter().enumerate() {
+                if done[i] {
+                    continue;
+                }
+                match turn(i) {
+                    Step::Moved => moved = true,
+                    Step::Idle => {}
+                    Step::End(res) => {
+                        done[i] = true;
+                        *live -= 1;
+                        self.end(m, res);
+                    }
+                }
+            }
+            if !moved || *live == 0 {
+                return;
+            }
+        }
+    }
+
     /// A stream ended: tell the test thread what a stream thread would, and mark it finished.
     fn end(&self, m: &Member, res: Result<LoopEnd, EngineError>) {
         match res {
@@ -192,33 +217,14 @@ impl Worker {
         let mut tx = TxPath::new(&buf, spec.send_mode);
         let mut st: Vec<TxState> = members.iter().map(|m| TxState::new(m, &mut tx)).collect();
         let mut ready = vec![true; members.len()];
+        let mut done = vec![false; members.len()];
         let start = Instant::now();
         let mut live = members.len();
         while live > 0 {
             let mut next_due: Option<Instant> = None;
-            // Rounds of one call per ready stream, until no stream can move.
-            loop {
-                let mut moved = false;
-                for (i, m) in members.iter().enumerate() {
-                    let s = &mut st[i];
-                    if s.done {
-                        continue;
-                    }
-                    let end = s.step(m, &mut tx, &buf, &mut ready[i], block, per_call, spec.rate, start, &mut next_due);
-                    match end {
-                        Step::Moved => moved = true,
-                        Step::Idle => {}
-                        Step::End(res) => {
-                            s.done = true;
-                            live -= 1;
-                            self.end(m, res);
-                        }
-                    }
-                }
-                if !moved || live == 0 {
-                    break;
-                }
-            }
+            self.rounds(&members, &mut done, &mut live, |i| {
+                st[i].step(&members[i], &tx, &buf, &mut ready[i], block, per_call, spec.rate, start, &mut next_due)
+            });
             if live == 0 {
                 break;
             }
@@ -249,34 +255,17 @@ impl Worker {
                     low_water: LowWater::new(block, now),
                     quiet_checked: now,
                     probing: false,
-                    done: false,
                 }
             })
             .collect();
         let mut ready = vec![true; members.len()];
+        let mut done = vec![false; members.len()];
         let mut live = members.len();
         while live > 0 {
-            loop {
-                let mut moved = false;
-                for (i, m) in members.iter().enumerate() {
-                    let s = &mut st[i];
-                    if s.done {
-                        continue;
-                    }
-                    match s.step(m, &mut buf, &mut ready[i], spec, block, &self.notify) {
-                        Step::Moved => moved = true,
-                        Step::Idle => {}
-                        Step::End(res) => {
-                            s.done = true;
-                            live -= 1;
-                            self.end(m, res);
-                        }
-                    }
-                }
-                if !moved || live == 0 {
-                    break;
-                }
-            }
+            let notify = self.notify.clone();
+            self.rounds(&members, &mut done, &mut live, |i| {
+                st[i].step(&members[i], &mut buf, &mut ready[i], spec, block, &notify)
+            });
             if live == 0 {
                 break;
             }
@@ -286,17 +275,16 @@ impl Worker {
             let now = Instant::now();
             let mut low_water_on = false;
             for (i, m) in members.iter().enumerate() {
-                let s = &mut st[i];
-                if s.done {
+                if done[i] {
                     continue;
                 }
-                if let Some(res) = s.on_timer(m, now, spec, &mut ready[i]) {
-                    s.done = true;
+                if let Some(res) = st[i].on_timer(m, now, spec, &mut ready[i]) {
+                    done[i] = true;
                     live -= 1;
                     self.end(m, res);
                     continue;
                 }
-                low_water_on |= s.low_water.is_on();
+                low_water_on |= st[i].low_water.is_on();
             }
             if live == 0 {
                 break;
@@ -326,14 +314,13 @@ pub(super) struct TxState {
     total: u64,
     off: usize,
     end: usize,
-    done: bool,
     /// This stream's own path choice (a refused sendfile falls back for this stream only).
     pub(super) path: super::tx_path::Chosen,
 }
 
 impl TxState {
     fn new(m: &Member, tx: &mut TxPath) -> Self {
-        TxState { total: 0, off: 0, end: 0, done: false, path: tx.start(&m.counters.io) }
+        TxState { total: 0, off: 0, end: 0, path: tx.start(&m.counters.io) }
     }
 
     /// One turn, following `tcp::send_blocks` call for call.
@@ -341,7 +328,7 @@ impl TxState {
     fn step(
         &mut self,
         m: &Member,
-        tx: &mut TxPath,
+        tx: &TxPath,
         buf: &[u8],
         ready: &mut bool,
         block: usize,
@@ -423,7 +410,6 @@ struct RxState {
     quiet_checked: Instant,
     /// The timer asked for a read below the low-water mark.
     probing: bool,
-    done: bool,
 }
 
 impl RxState {
@@ -543,29 +529,8 @@ mod tests {
     use super::*;
     use crate::config::SendMode;
     use std::io::{Read, Write};
-    use std::net::TcpListener;
 
-    fn pair() -> (TcpStream, TcpStream) {
-        let l = TcpListener::bind("127.0.0.1:0").unwrap();
-        let c = TcpStream::connect(l.local_addr().unwrap()).unwrap();
-        let (s, _) = l.accept().unwrap();
-        (c, s)
-    }
-
-    fn spec(mode: SendMode) -> StreamSpec {
-        StreamSpec {
-            len: 128 * 1024,
-            call_bytes: 1024 * 1024,
-            repeating_payload: false,
-            rate: 0,
-            rcv_timeout: Duration::from_secs(5),
-            affinity: None,
-            udp: Default::default(),
-            send_mode: mode,
-            skip_rx_copy: false,
-            file: None,
-        }
-    }
+    use crate::stream::zerocopy::tests::{pair, spec};
 
     fn member(sock: TcpStream, budget: Option<Arc<Budget>>) -> Member {
         Member {
