@@ -64,6 +64,9 @@ mod why;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Before any thread exists: one allocator arena instead of one per thread (the data loops
+    // do not allocate; the arenas' resident pages grew with -P). docs/performance.md, Memory.
+    wireperf_sys::malloc::limit_arenas(1);
     // iperf 2 mode has its own flag set (-d, -r, -L, -y ...) and its own parser (iperf2/).
     if std::env::args_os().nth(1).is_some_and(|a| a == "--iperf2") {
         let code = iperf2::main_from_args(std::env::args_os().skip(2));

@@ -10,9 +10,10 @@ use std::sync::atomic::Ordering;
 use wireperf_protocol::schema::{End, StreamCpu};
 
 /// The stream thread's CPU time, once the thread has ended (it records it as it exits).
+/// None for a stream on a shared worker: the worker's CPU time belongs to all its streams.
 fn cpu_of(s: &Stream) -> Option<StreamCpu> {
     let c = &s.counters;
-    if !c.finished.load(Ordering::Acquire) {
+    if !c.finished.load(Ordering::Acquire) || !c.cpu_recorded.load(Ordering::Relaxed) {
         return None;
     }
     let user = c.cpu_user_us.load(Ordering::Relaxed) as f64 / 1e6;

@@ -1,9 +1,10 @@
 //! wireperf's test engine: iperf3 sessions over real sockets.
 //!
 //! The engine drives the sans-I/O sessions of `wireperf-protocol` over a control connection,
-//! runs one OS thread per data stream with blocking sockets, and turns stream counters into the
-//! `-J` schema values (`Interval`, `End`) that every renderer prints from. It never prints: it
-//! reports progress to an [`Observer`].
+//! runs each data stream on a thread of its own with a blocking socket (or, opted in with
+//! `WIREPERF_STREAM_WORKERS=N`, many TCP streams on N shared epoll workers per direction), and
+//! turns stream counters into the `-J` schema values (`Interval`, `End`) that every renderer
+//! prints from. It never prints: it reports progress to an [`Observer`].
 //!
 //! # Layout
 //! Leaves first; every module imports only modules listed above it (no import loops).
@@ -22,7 +23,9 @@
 //!   given), `loop_end` (how a loop ends, the read-error rule), `counters`, `budget` (`-n`/`-k`),
 //!   `buffer`, `low_water`, `tcp`, `zerocopy` (the TCP send path: `write`, `sendfile` from a
 //!   memfd for `-Z`, `MSG_ZEROCOPY`, `MSG_TRUNC` receive), `file` (`-F`), `udp` (handshake,
-//!   paced sender, counting receiver) and `udp_stats` (exact loss, order, duplicates).
+//!   paced sender, counting receiver), `udp_stats` (exact loss, order, duplicates), `schedule`
+//!   (which streams get a thread of their own and which share a worker), `worker` (a shared
+//!   worker's epoll loop over nonblocking TCP streams) and `tx_path` (its write/sendfile path).
 //! - `sampler`: interval sampling (bytes, TCP_INFO) and per-stream totals (`LocalStream`).
 //! - `summary_udp`: the UDP part of `end` (mixed `udp`/`sum` objects, exact loss, loss split).
 //! - `summary`: the `end` object from local totals and the peer's results.

@@ -1,10 +1,11 @@
-//! The running phase shared by client and server: stream threads, the interval clock, the
-//! omit period and the final sample.
+//! The running phase shared by client and server: stream threads and shared workers, the
+//! interval clock, the omit period and the final sample.
 
 use crate::ctrl::Wake;
 use crate::error::EngineError;
 use crate::event::{Event, Observer};
 use crate::sampler::{LocalStream, StreamSampler, build_interval};
+use crate::stream::schedule::{self, Candidate, Placement};
 use crate::stream::{Budget, Stream, StreamSpec};
 use crossbeam_channel::Sender;
 use std::sync::Arc;
@@ -26,6 +27,21 @@ pub(crate) struct TestRun {
     pub recv_budget: Option<Arc<Budget>>,
     /// Every interval reported so far.
     pub intervals: Vec<Interval>,
+    /// The shared workers, joined after the streams (declared after them, so dropped after).
+    workers: Workers,
+}
+
+/// The threads of the shared workers; joined when the run is dropped, by which time every
+/// stream on them has been stopped (`Stream`'s drop).
+#[derive(Default)]
+struct Workers(Vec<std::thread::JoinHandle<()>>);
+
+impl Drop for Workers {
+    fn drop(&mut self) {
+        for t in self.0.drain(..) {
+            let _ = t.join();
+        }
+    }
 }
 
 impl TestRun {
@@ -41,6 +57,7 @@ impl TestRun {
             send_budget: None,
             recv_budget: None,
             intervals: Vec::new(),
+            workers: Workers::default(),
         }
     }
 
@@ -53,7 +70,8 @@ impl TestRun {
         self
     }
 
-    /// Starts the clocks and the stream threads at `now`.
+    /// Starts the clocks, the stream threads and the shared workers at `now` (placed by
+    /// `stream::schedule`).
     pub(crate) fn start(
         &mut self,
         now: Instant,
@@ -64,9 +82,32 @@ impl TestRun {
         self.samplers = self.streams.iter().map(|s| StreamSampler::new(now, s)).collect();
         self.next_tick = self.interval.map(|i| now + i);
         self.omit_end = (!omit.is_zero()).then(|| now + omit);
-        for s in &mut self.streams {
-            let budget = if s.sender { self.send_budget.clone() } else { self.recv_budget.clone() };
-            s.start(spec, budget, notify.clone())?;
+        let candidates: Vec<Candidate> = self
+            .streams
+            .iter()
+            .map(|s| if s.shareable(spec) { Candidate::Shareable { sender: s.sender } } else { Candidate::Own })
+            .collect();
+        let plan = match schedule::workers_per_direction() {
+            Some(cap) => schedule::place(&candidates, cap),
+            None => schedule::place(&[], 1),
+        };
+        for (n, w) in plan.workers.iter().enumerate() {
+            let budget = if w.sender { &self.send_budget } else { &self.recv_budget };
+            let members = w.streams.iter().filter_map(|&i| self.streams.get(i)).map(|s| s.member(budget.clone()));
+            let name = format!("wireperf-{}-w{n}", if w.sender { "tx" } else { "rx" });
+            let (handle, link) = crate::stream::spawn_worker(name, w.sender, members.collect(), spec, notify.clone())?;
+            self.workers.0.push(handle);
+            for &i in &w.streams {
+                if let Some(s) = self.streams.get_mut(i) {
+                    s.attach_worker(link.clone());
+                }
+            }
+        }
+        for (i, s) in self.streams.iter_mut().enumerate() {
+            if plan.placements.get(i).is_none_or(|p| *p == Placement::Own) {
+                let budget = if s.sender { self.send_budget.clone() } else { self.recv_budget.clone() };
+                s.start(spec, budget, notify.clone())?;
+            }
         }
         Ok(())
     }

@@ -29,6 +29,8 @@
 //!   probe and [`udp_gso::UdpSender`], which falls back to `sendmmsg` when the route refuses GSO.
 //! - [`zerocopy`]: `sendfile` from a `memfd` block, `MSG_ZEROCOPY` with error-queue completion
 //!   reaping, and `recv(MSG_TRUNC)` (discard without copying): `-Z` and `--skip-rx-copy`.
+//! - [`malloc`]: the C allocator's arena limit (`M_ARENA_MAX`): fewer resident heap pages
+//!   with many threads.
 //! - `raw` (private): the generic `getsockopt`/`setsockopt` helpers everything above uses.
 //! - `cmsg` (private): aligned control-message buffers, a bounds-checked cmsg walker and the
 //!   receive-timestamp reader.
@@ -47,6 +49,7 @@ pub mod clock;
 mod cmsg;
 pub mod daemon;
 pub mod drop_counter;
+pub mod malloc;
 mod raw;
 pub mod rusage;
 pub mod sockopt;

@@ -12,6 +12,8 @@ pub(crate) struct Counters {
     pub cpu_user_us: AtomicU64,
     /// See `cpu_user_us`.
     pub cpu_system_us: AtomicU64,
+    /// The CPU figures are the stream's own (a stream on a shared worker has none).
+    pub cpu_recorded: AtomicBool,
     /// The receive loop may stop waiting for data (test over, draining).
     pub draining: AtomicBool,
     /// The thread has exited.
@@ -78,6 +80,7 @@ impl Counters {
         if let Ok(t) = wireperf_sys::thread_cpu_times() {
             self.cpu_user_us.store(t.user.as_micros() as u64, Ordering::Relaxed);
             self.cpu_system_us.store(t.system.as_micros() as u64, Ordering::Relaxed);
+            self.cpu_recorded.store(true, Ordering::Relaxed);
         }
     }
 

@@ -1,8 +1,11 @@
-//! Data streams: one OS thread per stream moving bytes on a blocking socket, TCP or UDP.
+//! Data streams: an OS thread per stream moving bytes on a blocking socket (TCP or UDP), or,
+//! opted in with `WIREPERF_STREAM_WORKERS=N` and when a direction has more than N TCP
+//! streams, N shared workers moving them on nonblocking sockets (`worker`, placed by
+//! `schedule`).
 //!
-//! The thread owns the hot loop and touches only its own counters (relaxed atomic stores, no
-//! locks, no allocation per write). The test thread reads those counters when it samples an
-//! interval, and stops the stream with a flag plus a socket shutdown.
+//! The loop touches only its stream's counters (relaxed atomic stores, no locks, no
+//! allocation per write). The test thread reads those counters when it samples an interval,
+//! and stops the stream with a flag plus a socket shutdown.
 
 mod budget;
 mod buffer;
@@ -10,10 +13,13 @@ mod counters;
 mod file;
 mod loop_end;
 mod low_water;
+pub(crate) mod schedule;
 mod spec;
 mod tcp;
+mod tx_path;
 mod udp;
 pub(crate) mod udp_stats;
+mod worker;
 mod zerocopy;
 
 pub(crate) use budget::Budget;
@@ -23,6 +29,7 @@ pub(crate) use spec::StreamSpec;
 pub(crate) use udp::{
     UdpOptions, apply_options as apply_udp_options, client_handshake, server_handshakes, server_listen,
 };
+pub(crate) use worker::{Member, WorkerLink, spawn as spawn_worker};
 
 use crate::ctrl::Wake;
 use crate::error::EngineError;
@@ -91,7 +98,17 @@ pub(crate) struct Stream {
     pub counters: Arc<Counters>,
     sock: Arc<DataSock>,
     stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
+    runner: Runner,
+}
+
+/// What runs a stream's loop.
+enum Runner {
+    /// Not started, or already joined.
+    None,
+    /// A thread of its own.
+    Thread(JoinHandle<()>),
+    /// A shared worker (which the test run joins).
+    Worker(WorkerLink),
 }
 
 /// The wire ids iperf3 gives streams in creation order: 1, 3, 4, 5, …
@@ -117,7 +134,7 @@ impl Stream {
             counters: Arc::new(Counters::default()),
             sock: Arc::new(sock),
             stop: Arc::new(AtomicBool::new(false)),
-            thread: None,
+            runner: Runner::None,
         }
     }
 
@@ -137,7 +154,30 @@ impl Stream {
         wireperf_sys::sockopt::socket_drops(self.sock.as_fd()).unwrap_or(0)
     }
 
-    /// Starts the stream's thread.
+    /// True when this stream's loop can share a worker with others (plain TCP: no `-F` file,
+    /// no `MSG_ZEROCOPY`, whose completions want a thread of their own).
+    pub(crate) fn shareable(&self, spec: &StreamSpec) -> bool {
+        !self.is_udp()
+            && spec.file.is_none()
+            && !(self.sender && spec.send_mode == crate::config::SendMode::MsgZerocopy)
+    }
+
+    /// What a shared worker needs to run this stream.
+    pub(crate) fn member(&self, budget: Option<Arc<Budget>>) -> Member {
+        Member {
+            sock: Arc::clone(&self.sock),
+            counters: Arc::clone(&self.counters),
+            stop: Arc::clone(&self.stop),
+            budget,
+        }
+    }
+
+    /// Records that a shared worker runs this stream.
+    pub(crate) fn attach_worker(&mut self, link: WorkerLink) {
+        self.runner = Runner::Worker(link);
+    }
+
+    /// Starts the stream's own thread.
     pub(crate) fn start(
         &mut self,
         spec: &StreamSpec,
@@ -198,7 +238,7 @@ impl Stream {
                 counters.finished.store(true, Ordering::Release);
             })
             .map_err(|err| EngineError::Stream { op: "start a thread for", err })?;
-        self.thread = Some(handle);
+        self.runner = Runner::Thread(handle);
         Ok(())
     }
 
@@ -207,12 +247,15 @@ impl Stream {
         self.counters.draining.store(true, Ordering::Relaxed);
     }
 
-    /// Tells the thread to stop without waiting for it.
+    /// Tells the loop to stop without waiting for it.
     pub(crate) fn request_stop(&self) {
         self.stop.store(true, Ordering::Relaxed);
+        if let Runner::Worker(w) = &self.runner {
+            w.wake();
+        }
     }
 
-    /// Stops the thread and waits for it; counters are final afterwards.
+    /// Stops the loop and waits for it; counters are final afterwards.
     ///
     /// `hard` also shuts the socket down, which wakes a thread blocked in a read.
     pub(crate) fn stop(&mut self, hard: bool) {
@@ -220,8 +263,17 @@ impl Stream {
         if hard {
             self.sock.shutdown(Shutdown::Both);
         }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
+        match std::mem::replace(&mut self.runner, Runner::None) {
+            Runner::Thread(t) => {
+                let _ = t.join();
+            }
+            Runner::Worker(w) => {
+                // The worker looks at the flag when woken, at the latest after its timeout.
+                while !self.counters.finished.load(Ordering::Acquire) && !w.exited() {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+            }
+            Runner::None => {}
         }
     }
 
@@ -238,9 +290,13 @@ impl Stream {
         wireperf_sys::sockopt::receive_queue_bytes(&*self.sock).is_ok_and(|b| b > 0)
     }
 
-    /// True once the thread has exited.
+    /// True once the loop has ended.
     pub(crate) fn is_finished(&self) -> bool {
-        self.thread.as_ref().is_none_or(|t| t.is_finished())
+        match &self.runner {
+            Runner::None => true,
+            Runner::Thread(t) => t.is_finished(),
+            Runner::Worker(w) => self.counters.finished.load(Ordering::Acquire) || w.exited(),
+        }
     }
 }
 

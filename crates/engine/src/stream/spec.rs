@@ -76,7 +76,7 @@ pub(crate) struct UdpSpec {
 }
 
 /// Buffer memory all the TCP streams of one test may use for their system calls together.
-const CALL_BUDGET: usize = 32 * 1024 * 1024;
+const CALL_BUDGET: usize = 4 * 1024 * 1024;
 /// The most one stream moves in one call.
 const CALL_MAX: usize = 1024 * 1024;
 
@@ -86,7 +86,9 @@ const CALL_MAX: usize = 1024 * 1024;
 /// per-call cost (syscall, wake-ups, socket lock) is what limits one stream, so wireperf moves
 /// whole blocks, up to 1 MiB, per call: a single loopback stream went from about 20 to 40
 /// Gbit/s on the 2-vCPU VM (BENCHMARKS.md). Blocks stay the unit of `-k` and pacing; with
-/// many streams the size shrinks so the buffers stay under 32 MiB in all.
+/// more than four streams the size shrinks so the buffers stay under 4 MiB in all (never below
+/// one block): the buffers are most of a process's memory, and with several streams the
+/// per-call cost is spread over them anyway.
 fn call_bytes(len: usize, streams: usize) -> usize {
     let len = len.max(1);
     let per_stream = (CALL_BUDGET / streams.max(1)).min(CALL_MAX);
@@ -116,7 +118,9 @@ mod tests {
     fn calls_move_whole_blocks_within_the_memory_budget() {
         const K: usize = 1024;
         assert_eq!(call_bytes(128 * K, 1), 1024 * K, "8 default blocks per call");
-        assert_eq!(call_bytes(128 * K, 64), 512 * K, "32 MiB shared by 64 streams");
+        assert_eq!(call_bytes(128 * K, 4), 1024 * K, "four streams keep 1 MiB each");
+        assert_eq!(call_bytes(128 * K, 8), 512 * K, "4 MiB shared by 8 streams");
+        assert_eq!(call_bytes(128 * K, 64), 128 * K, "one block each for 64 streams");
         assert_eq!(call_bytes(128 * K, 1000), 128 * K, "never less than one block");
         assert_eq!(call_bytes(3000, 1), 349 * 3000, "whole blocks only");
         assert_eq!(call_bytes(4096 * K, 1), 4096 * K, "a block above 1 MiB is one call");

@@ -48,7 +48,13 @@ pub(crate) struct IoReport {
 }
 
 impl IoReport {
-    fn fall_back(&self, why: String) {
+    /// Marks a sender asking for `mode` (what it uses, until a fallback says otherwise).
+    pub(super) fn set_send(&self, mode: SendMode) {
+        self.requested.store(mode.code(), Ordering::Relaxed);
+        self.used.store(mode.code(), Ordering::Relaxed);
+    }
+
+    pub(super) fn fall_back(&self, why: String) {
         let _ = self.fallback.set(why);
         self.used.store(SendMode::Write.code(), Ordering::Relaxed);
     }
@@ -121,8 +127,7 @@ impl<'a> BlockSender<'a> {
         let per_call = if spec.rate > 0 { 1 } else { (spec.call_bytes / block).max(1) };
         let buf = super::buffer::repeated(&super::buffer::payload(block, spec.repeating_payload), per_call)?;
         let mode = spec.send_mode;
-        report.requested.store(mode.code(), Ordering::Relaxed);
-        report.used.store(mode.code(), Ordering::Relaxed);
+        report.set_send(mode);
         let path = match mode {
             SendMode::Write => Path::Write,
             SendMode::Sendfile => match MemBlock::new(&buf) {
@@ -169,12 +174,7 @@ impl<'a> BlockSender<'a> {
                 };
                 match r {
                     Err(e) if zc::is_refusal(&e) => {
-                        let why = if refused {
-                            format!("sendfile refused ({e}, {REFUSE_ENV})")
-                        } else {
-                            format!("sendfile refused ({e})")
-                        };
-                        self.report.fall_back(format!("{why}; using write()"));
+                        self.report.fall_back(refusal("sendfile", &e, refused));
                         self.path = Path::Write;
                         (&mut &*self.sock).write(rest)
                     }
@@ -204,12 +204,7 @@ impl<'a> BlockSender<'a> {
                         Err(io::Error::from(io::ErrorKind::WouldBlock))
                     }
                     Err(e) if zc::is_refusal(&e) => {
-                        let why = if refused {
-                            format!("MSG_ZEROCOPY refused ({e}, {REFUSE_ENV})")
-                        } else {
-                            format!("MSG_ZEROCOPY refused ({e})")
-                        };
-                        self.report.fall_back(format!("{why}; using write()"));
+                        self.report.fall_back(refusal("MSG_ZEROCOPY", &e, refused));
                         self.path = Path::Write;
                         (&mut &*self.sock).write(rest)
                     }
@@ -276,6 +271,15 @@ impl<'a> BlockSender<'a> {
     }
 }
 
+/// Why `what` fell back to `write()`: the kernel's refusal, or the test hook's.
+pub(super) fn refusal(what: &str, e: &io::Error, hook: bool) -> String {
+    if hook {
+        format!("{what} refused ({e}, {REFUSE_ENV}); using write()")
+    } else {
+        format!("{what} refused ({e}); using write()")
+    }
+}
+
 /// One receive call: `read()` into `buf`, or with `skip` a `recv(MSG_TRUNC)` that discards up
 /// to `buf.len()` bytes in the kernel.
 pub(crate) fn receive(sock: &TcpStream, buf: &mut [u8], skip: bool) -> io::Result<usize> {
@@ -283,19 +287,19 @@ pub(crate) fn receive(sock: &TcpStream, buf: &mut [u8], skip: bool) -> io::Resul
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use std::io::Read;
     use std::net::TcpListener;
 
-    fn pair() -> (TcpStream, TcpStream) {
+    pub(in crate::stream) fn pair() -> (TcpStream, TcpStream) {
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
         let c = TcpStream::connect(l.local_addr().unwrap()).unwrap();
         let (s, _) = l.accept().unwrap();
         (c, s)
     }
 
-    fn spec(mode: SendMode) -> StreamSpec {
+    pub(in crate::stream) fn spec(mode: SendMode) -> StreamSpec {
         StreamSpec {
             len: 128 * 1024,
             call_bytes: 128 * 1024,
