@@ -15,12 +15,15 @@
 //!   computes it, from foreign (separate-flow) and self (load-flow) round trips.
 //! - [`grade`]: the A–F grade from the added latency, with its thresholds.
 //! - [`summary`]: the figures of one test from its probes (pure), and their JSON shape.
+//! - [`advice`]: where the queue is (this host's qdisc backlog or beyond) and the fix, when
+//!   the grade is bad.
 //! - [`prober`]: the only module with I/O: a thread that times TCP connects to the server's
 //!   port at a steady rate and records each probe with its timestamp.
 //!
 //! Everything but [`prober`] is pure: fixed sample sets in, figures out, so the figures are
 //! tested without a network.
 
+pub mod advice;
 pub mod grade;
 pub mod percentile;
 pub mod prober;

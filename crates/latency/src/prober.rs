@@ -89,8 +89,14 @@ impl Prober {
     /// Stops sending, waits for the probes in flight (at most their timeout) and returns
     /// every probe in the order sent.
     pub fn stop(self) -> Vec<Probe> {
-        self.stop.store(true, Ordering::Relaxed);
+        self.request_stop();
         self.join()
+    }
+
+    /// Sends no further probe, without waiting (for a caller on a thread that must not block,
+    /// such as the engine's at the end of a test); [`Prober::join`] collects them later.
+    pub fn request_stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
     }
 
     /// Waits until `max_probes` were sent and answered or lost.
@@ -147,8 +153,9 @@ fn run(cfg: &ProberConfig, phase: &AtomicU8, stop: &AtomicBool) -> Vec<Probe> {
     sent
 }
 
+/// Milliseconds, to the microsecond.
 fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
+    (d.as_secs_f64() * 1_000_000.0).round() / 1000.0
 }
 
 /// One handshake's time, ms; `None` when it failed or took longer than `timeout`.

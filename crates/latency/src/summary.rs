@@ -3,6 +3,7 @@
 //! Every reader (the client's text and `-J`, the suite's phases, the history, the HTML report,
 //! the exporter) reads a [`LatencySummary`]; none recomputes a percentile from the probes.
 
+use crate::advice::{LocalQueue, advise};
 use crate::grade::Grade;
 use crate::percentile::{jitter, nearest_rank, sorted};
 use crate::rpm::rpm;
@@ -72,6 +73,12 @@ pub struct LatencySummary {
     pub rpm: Option<f64>,
     /// The grade (see [`crate::grade`]); `None` without idle and loaded round trips.
     pub grade: Option<Grade>,
+    /// This host's qdisc backlog on the test's interface during the load, when sampled.
+    #[serde(default)]
+    pub local_queue: Option<LocalQueue>,
+    /// Where the queue is and the fix, when the grade is bad (see [`crate::advice`]).
+    #[serde(default)]
+    pub advice: Vec<String>,
     /// Every probe with its time, for charts (idle ones first).
     pub series: Vec<Probe>,
 }
@@ -113,8 +120,18 @@ impl LatencySummary {
             probe_loss,
             rpm: rpm(&loaded, stream_rtt).map(f64::round),
             grade,
+            local_queue: None,
+            advice: Vec::new(),
             series: probes.to_vec(),
         }
+    }
+
+    /// Adds where the queue is and the fix (for a bad grade), from the loaded direction's
+    /// rate and this host's qdisc samples.
+    pub fn with_advice(mut self, rate_bps: f64, local: Option<LocalQueue>) -> LatencySummary {
+        self.advice = advise(&self, rate_bps, local.as_ref());
+        self.local_queue = local;
+        self
     }
 
     /// The JSON object each suite phase and the client's `-J` carry (`series` left out: the
@@ -125,6 +142,17 @@ impl LatencySummary {
             m.remove("series");
         }
         v
+    }
+
+    /// The whole summary with every probe (the `-J` extension key and the history keep it).
+    pub fn to_json_full(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    }
+
+    /// Reads a summary back from [`LatencySummary::to_json_full`]'s value (history, HTML,
+    /// exporter); `None` when it is not one.
+    pub fn from_json(v: &serde_json::Value) -> Option<LatencySummary> {
+        serde_json::from_value(v.clone()).ok()
     }
 
     /// The text block printed after a test's summary.
@@ -159,6 +187,9 @@ impl LatencySummary {
             self.rpm.map_or("not measured".to_string(), |r| format!("{r:.0} RPM")),
             self.grade.map_or("none (no idle and loaded round trips to compare)".to_string(), |g| g.to_string()),
         ));
+        for a in &self.advice {
+            out.push_str(&format!("  {a}\n"));
+        }
         out
     }
 }
