@@ -4,10 +4,10 @@
 //! The queue's delay check uses a UDP load 10 % above the shaper's rate: the drop-tail queue
 //! then fills within the first second and stays full (it only ever loses the packet in
 //! service and gains the next arrival), so every loaded probe waits for the whole queue and
-//! the loaded median must be the full queue's delay `limit × 8 / rate` within
+//! the deep queue's loaded median must be the full queue's delay `limit × 8 / rate` within
 //! `[0.7 × full, 1.2 × full + 2 ms]` (the lower bound: the first probes while it fills and one
 //! packet in service; the upper: the probe's own packets and scheduling delay on this shared
-//! 2-core machine). The idle median must stay below 1 ms on veth and the grades must differ.
+//! 2-core machine); the shallow one's must stay below that upper bound. The idle median must stay below 1 ms on veth and the grades must differ.
 //! Against a wireperf server and a stock iperf3 3.12 server (whose output must show no error:
 //! the probes must not disturb its test).
 //!
@@ -76,7 +76,7 @@ fn common(v: &Value) {
     assert!(ms(v, "/idle_ms/samples") >= 5.0, "idle probes missing: {v}");
     assert!(ms(v, "/loaded_ms/samples") >= 10.0, "loaded probes missing: {v}");
     let series = v["series"].as_array().unwrap();
-    assert!(series.iter().all(|p| p["at_ms"].is_f64() && p["phase"].is_string()), "{v}");
+    assert!(series.iter().all(|p| p["at_ms"].is_number() && p["phase"].is_string()), "{v}");
 }
 
 /// The UDP check both servers share: the loaded median is the full queue's delay.
@@ -87,8 +87,12 @@ fn deep_vs_shallow_udp(server: &Path) -> (String, String) {
         common(v);
         let full = shaper.full_queue_ms();
         let p50 = ms(v, "/loaded_ms/p50");
+        // A four-packet queue drains between the sender's pacing bursts (a few datagrams
+        // every millisecond or so), so a probe finds it anywhere from empty to full: only
+        // the upper bound is the shallow queue's (lab runs: p50 0.16–2.1 ms of 2.4 ms).
+        let low = if shaper.limit == DEEP.limit { 0.7 * full } else { 0.0 };
         assert!(
-            (0.7 * full..=1.2 * full + 2.0).contains(&p50),
+            (low..=1.2 * full + 2.0).contains(&p50),
             "loaded p50 {p50} ms does not follow the {full:.1} ms the full queue holds: {v}"
         );
         // A full drop-tail queue drops ~10 % of arrivals (the load is 10 % over): a dropped
