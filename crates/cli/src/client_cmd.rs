@@ -12,7 +12,9 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 use wireperf_doctor::watch::Watch;
 use wireperf_engine::{ClientConfig, Observer, Outcome, run_client, run_client_finishing};
+use wireperf_latency::{LatencySummary, Phase};
 use wireperf_suite::bottleneck::{self, PeerWatch, WatchReply};
+use wireperf_suite::latency::{LatencyConfig, LatencyProbe};
 use wireperf_tui::{Controls, LiveView};
 
 /// Whether `--tui` can take the screen; says why not on stderr when it cannot.
@@ -36,44 +38,59 @@ fn live_view_fits(out: &OutputOpts) -> bool {
 /// one (or SIGTERM) interrupts it. The terminal is restored before this returns. The server is
 /// asked for its watch samples (as `--why` does) so the view can show its CPU; a stock iperf3
 /// server ignores the request and the view says the far side was not seen.
-fn run_live(
-    cfg: &ClientConfig,
-    obs: Box<dyn Observer + Send>,
-    interrupt: &Arc<AtomicBool>,
-) -> (Outcome, Option<WatchReply>) {
+fn run_live(cfg: &ClientConfig, obs: Box<dyn Observer + Send>, interrupt: &Arc<AtomicBool>, latency: Probe) -> Ran {
     let controls = Controls { finish: Arc::new(AtomicBool::new(false)), interrupt: Arc::clone(interrupt) };
     let view = match LiveView::start(controls.clone()) {
         Ok(v) => v,
         Err(e) => {
             eprintln!("wireperf: --tui unavailable ({e}); plain output");
             let mut obs = obs;
-            return run_plain(cfg, obs.as_mut(), interrupt);
+            return run_plain(cfg, obs.as_mut(), interrupt, latency);
         }
     };
     let mut live_obs = view.observer(obs, Some(Box::new(LiveHosts::start())));
     let mut peer = PeerWatch::new(&mut live_obs);
     let mut watched = cfg.clone();
     watched.params.wireperf_watch = true;
-    let outcome = run_client_finishing(&watched, &mut peer, interrupt, &controls.finish);
+    let mut probe = LatencyProbe::new(&mut peer, &cfg.host, cfg.port, latency);
+    let outcome = run_client_finishing(&watched, &mut probe, interrupt, &controls.finish);
+    let latency = probe.finish(&outcome.report);
     let far = peer.far();
     drop(live_obs);
     if let Err(e) = view.close() {
         eprintln!("wireperf: warning - live view: {e}");
     }
-    (outcome, far)
+    (outcome, far, latency)
 }
 
-/// Runs the test with plain output; the far side's watch samples come back with it.
-fn run_plain(cfg: &ClientConfig, obs: &mut dyn Observer, interrupt: &AtomicBool) -> (Outcome, Option<WatchReply>) {
+/// The latency probes' phase and settings (`--latency`), or `None`.
+type Probe = Option<(Phase, LatencyConfig)>;
+
+/// A finished run: the outcome, the far side's watch samples, the latency figures.
+type Ran = (Outcome, Option<WatchReply>, Option<LatencySummary>);
+
+/// Runs the test with plain output; the far side's watch samples and the latency figures
+/// come back with it.
+fn run_plain(cfg: &ClientConfig, obs: &mut dyn Observer, interrupt: &AtomicBool, latency: Probe) -> Ran {
     let mut peer = PeerWatch::new(obs);
-    let outcome = run_client(cfg, &mut peer, interrupt);
-    (outcome, peer.far())
+    let mut probe = LatencyProbe::new(&mut peer, &cfg.host, cfg.port, latency);
+    let outcome = run_client(cfg, &mut probe, interrupt);
+    let latency = probe.finish(&outcome.report);
+    (outcome, peer.far(), latency)
 }
 
 /// Runs the client; returns the exit status. `save` is the history database to store the run
 /// in (`Some(None)`: the default one; `None`: `--no-save`). `why` (`--why`) watches the hosts
-/// and prints the bottleneck of each direction after the summary; `tui` asks for the live view.
-pub fn run(cfg: &ClientConfig, out: &OutputOpts, save: Option<Option<&std::path::Path>>, why: bool, tui: bool) -> i32 {
+/// and prints the bottleneck of each direction after the summary; `tui` asks for the live view;
+/// `latency` (`--latency`) probes round trips beside the test and prints them after that.
+pub fn run(
+    cfg: &ClientConfig,
+    out: &OutputOpts,
+    save: Option<Option<&std::path::Path>>,
+    why: bool,
+    tui: bool,
+    latency: Option<LatencyConfig>,
+) -> i32 {
     let live = tui && live_view_fits(out);
     // In the live view the text output waits in memory and is printed when the screen is back
     // (a log file gets it as it comes, as without the view).
@@ -98,8 +115,15 @@ pub fn run(cfg: &ClientConfig, out: &OutputOpts, save: Option<Option<&std::path:
     let mut output = crate::debug_out::wrap(inner, out.debug);
     let interval = cfg.interval.unwrap_or(Duration::from_secs(1));
     let watch = if why { bottleneck::start_watch(bottleneck::peer_ip(&cfg.host, cfg.port), interval) } else { None };
-    let (outcome, far) =
-        if live { run_live(cfg, output, &interrupt) } else { run_plain(cfg, output.as_mut(), &interrupt) };
+    let probe = latency.map(|l| (Phase::of_test(cfg.params.reverse, cfg.params.bidirectional), l));
+    let (mut outcome, far, latency) = if live {
+        run_live(cfg, output, &interrupt, probe)
+    } else {
+        run_plain(cfg, output.as_mut(), &interrupt, probe)
+    };
+    if let Some(l) = &latency {
+        outcome.report.wireperf_latency = Some(l.to_json_full());
+    }
     let local = watch.map(Watch::stop);
     if let Some(c) = captured {
         let mut stdout = std::io::stdout().lock();
@@ -143,6 +167,13 @@ pub fn run(cfg: &ClientConfig, out: &OutputOpts, save: Option<Option<&std::path:
             sink.raw(&wireperf_report::cjson::to_cjson_string(&outcome.report));
         }
         None => {}
+    }
+    match &latency {
+        Some(l) if out.json && out.json_stream => {
+            sink.raw(&format!("{}\n", serde_json::json!({"event": "wireperf", "data": {"latency": l.to_json_full()}})));
+        }
+        Some(l) if !out.json => sink.lines(&format!("\n{}", l.text()), None),
+        _ => {}
     }
     sink.flush();
     if let Some(db) = save {

@@ -135,7 +135,19 @@ const METRICS: &[(&str, &str, Unit, Getter)] = &[
     ("cpu_host", "CPU local", Unit::Percent, |p| p.figures.cpu_host),
     ("cpu_remote", "CPU remote", Unit::Percent, |p| p.figures.cpu_remote),
     ("duration", "duration", Unit::Seconds, |p| p.figures.duration),
+    ("latency_idle_p50_ms", "RTT idle p50", Unit::Milliseconds, |p| latency(p, "/idle_ms/p50")),
+    ("latency_loaded_p50_ms", "RTT loaded p50", Unit::Milliseconds, |p| latency(p, "/loaded_ms/p50")),
+    ("latency_loaded_p99_ms", "RTT loaded p99", Unit::Milliseconds, |p| latency(p, "/loaded_ms/p99")),
+    ("latency_added_ms", "added latency", Unit::Milliseconds, |p| latency(p, "/added_ms")),
+    ("latency_rpm", "responsiveness (RPM)", Unit::Count, |p| latency(p, "/rpm")),
 ];
+
+/// A figure of the phase's `--latency` summary (the `-J` document's `wireperf_latency` key, as
+/// the client computed it: read, never recomputed); `None` for a run without it.
+fn latency(p: &PhaseDetail, pointer: &str) -> Option<f64> {
+    let doc: serde_json::Value = serde_json::from_str(&p.document).ok()?;
+    doc.get(wireperf_protocol::schema::LATENCY_KEY)?.pointer(pointer)?.as_f64()
+}
 
 fn is_bidir(p: Option<&PhaseDetail>) -> bool {
     p.is_some_and(|p| p.upload_bps.is_some() && p.download_bps.is_some())

@@ -8,6 +8,7 @@
 //!
 //! # Layout
 //! - [`bottleneck`]: the watch around a test and one bottleneck verdict per direction.
+//! - [`latency`]: probes beside a test (idle, then under its load) and their figures.
 //! - [`phase`]: the phases, running one of them (engine or iperf 2 peer), and its figures
 //!   read from the report's [`TestOutcome`](wireperf_protocol::TestOutcome).
 //! - [`link`]: the interface toward the server, its doctor report, and the ceiling.
@@ -19,6 +20,7 @@
 
 pub mod bottleneck;
 pub mod disk;
+pub mod latency;
 pub mod link;
 pub mod phase;
 pub mod run;

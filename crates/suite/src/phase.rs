@@ -1,6 +1,7 @@
 //! The phases of a suite and how one runs.
 
 use crate::bottleneck::{self, PeerWatch};
+use crate::latency::{LatencyConfig, LatencyProbe};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -79,6 +80,11 @@ pub struct PhaseResult {
     /// What held each direction back (one verdict per direction; empty when the phase was
     /// not watched: iperf 2 peers, or a failed phase).
     pub bottleneck: Vec<Verdict>,
+    /// Round trips idle and under this phase's load (`--latency`), in the shape of
+    /// [`wireperf_latency::LatencySummary::to_json`]; the probes themselves are in the
+    /// report's `wireperf_latency` key. `None` when the phase was not probed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency: Option<serde_json::Value>,
 }
 
 impl PhaseResult {
@@ -104,6 +110,11 @@ impl PhaseResult {
             download_retransmits,
             udp_loss,
             error,
+            latency: report
+                .wireperf_latency
+                .as_ref()
+                .and_then(wireperf_latency::LatencySummary::from_json)
+                .map(|l| l.to_json()),
             report,
             bottleneck: Vec::new(),
         }
@@ -118,16 +129,42 @@ pub fn run_phase(
     obs: &mut dyn Observer,
     interrupt: &AtomicBool,
 ) -> PhaseResult {
+    run_phase_probed(base, phase, params, obs, interrupt, None)
+}
+
+/// The loaded phase of a suite phase for the latency probes: its TCP load phases only (a UDP
+/// phase runs at a rate below the link's, a file phase is about the disk).
+pub fn latency_phase(phase: Phase) -> Option<wireperf_latency::Phase> {
+    match phase {
+        Phase::Upload => Some(wireperf_latency::Phase::Upload),
+        Phase::Download => Some(wireperf_latency::Phase::Download),
+        Phase::Bidir => Some(wireperf_latency::Phase::Bidir),
+        Phase::Udp | Phase::File => None,
+    }
+}
+
+/// [`run_phase`] with latency probes beside it when `latency` is given (and the phase is one
+/// of the TCP load phases).
+pub fn run_phase_probed(
+    base: &ClientConfig,
+    phase: Phase,
+    params: TestParams,
+    obs: &mut dyn Observer,
+    interrupt: &AtomicBool,
+    latency: Option<LatencyConfig>,
+) -> PhaseResult {
     let mut cfg = base.clone();
     cfg.params = params;
     // The watch: this host's samples, and the server's when it is wireperf.
     cfg.params.wireperf_watch = true;
     let interval = cfg.interval.unwrap_or(Duration::from_secs(1));
     let watch = bottleneck::start_watch(bottleneck::peer_ip(&cfg.host, cfg.port), interval);
-    let mut obs = PeerWatch::new(obs);
+    let mut peer = PeerWatch::new(obs);
+    let probed = latency_phase(phase).zip(latency);
+    let mut obs = LatencyProbe::new(&mut peer, &cfg.host, cfg.port, probed);
     let mut attempt = 0;
     loop {
-        let out = run_client(&cfg, &mut obs, interrupt);
+        let mut out = run_client(&cfg, &mut obs, interrupt);
         // A stock iperf3 server re-opens its listener after each test and answers "busy"
         // while it finishes the last one: back-to-back phases can hit that window, so a
         // refused or busy start is retried for a moment before it counts as a failure.
@@ -138,9 +175,12 @@ pub fn run_phase(
             continue;
         }
         let local = watch.map(wireperf_doctor::watch::Watch::stop);
+        if let Some(l) = obs.finish(&out.report) {
+            out.report.wireperf_latency = Some(l.to_json_full());
+        }
         let mut r = PhaseResult::from_report(phase, out.report, out.error.map(|e| e.to_string()));
         if r.error.is_none() {
-            r.bottleneck = bottleneck::verdicts(&r.report, local.as_ref(), obs.far().as_ref());
+            r.bottleneck = bottleneck::verdicts(&r.report, local.as_ref(), peer.far().as_ref());
         }
         return r;
     }

@@ -2,7 +2,7 @@
 
 use crate::disk::{self, DiskResult};
 use crate::link::{self, LinkContext};
-use crate::phase::{Phase, PhaseResult, run_phase};
+use crate::phase::{Phase, PhaseResult, run_phase, run_phase_probed};
 use crate::verdict::{self, Grade, Verdict};
 use serde::Serialize;
 use std::net::ToSocketAddrs;
@@ -32,6 +32,8 @@ pub struct SuiteConfig {
     pub baseline: bool,
     /// Talk iperf 2's protocol (a stock `iperf -s`, port 5001 by default): TCP phases only.
     pub iperf2: bool,
+    /// Probe round trips idle and under each TCP phase's load (`--latency`).
+    pub latency: Option<crate::latency::LatencyConfig>,
 }
 
 /// Receives progress while the suite runs (the CLI draws it).
@@ -162,7 +164,7 @@ pub fn run_suite(cfg: &SuiteConfig, progress: &mut dyn Progress, interrupt: &Ato
             crate::phase::run_phase_iperf2(&cfg.base, phase, cfg.time, cfg.parallel)
         } else {
             let mut obs = ProgressObserver { phase, progress: &mut *progress };
-            run_phase(&cfg.base, phase, params, &mut obs, interrupt)
+            run_phase_probed(&cfg.base, phase, params, &mut obs, interrupt, cfg.latency)
         };
         progress.phase_end(&r);
         results.push(r);

@@ -255,6 +255,15 @@ pub struct IperfArgs {
     /// (wireperf only).
     #[arg(long = "why", help_heading = CLIENT)]
     pub why: bool,
+    /// After the summary, print round trips idle and under the test's load (TCP connects to
+    /// the server's port beside the test, and the load streams' RTT): percentiles, added
+    /// latency, responsiveness (RPM) and a grade A-F; -J carries them under `wireperf_latency`
+    /// (wireperf only).
+    #[arg(long = "latency", help_heading = CLIENT)]
+    pub latency: bool,
+    /// Time between latency probes, ms (10-5000; wireperf only).
+    #[arg(long = "latency-interval", value_name = "MS", default_value_t = 100, value_parser = crate::shared::latency::parse_interval, help_heading = CLIENT)]
+    pub latency_interval: u64,
     /// Do not save this run in the history database (wireperf only).
     #[arg(long = "no-save", group = EITHER_ROLE, help_heading = CLIENT)]
     pub no_save: bool,

@@ -39,7 +39,8 @@ pub fn run(a: &args::IperfArgs, roles: &RoleFlags) -> i32 {
         }
         Ok(lower::Mode::Client(cfg, out)) => {
             let save = (!a.no_save).then(|| a.db.clone());
-            crate::client_cmd::run(&cfg, &out, save.as_ref().map(Option::as_deref), a.why, a.tui)
+            let latency = crate::shared::latency::config(a.latency, a.latency_interval);
+            crate::client_cmd::run(&cfg, &out, save.as_ref().map(Option::as_deref), a.why, a.tui, latency)
         }
         Ok(lower::Mode::Server(cfg, out, proc)) => crate::server_cmd::run(&cfg, &out, &proc),
         Err(e) => {

@@ -72,6 +72,7 @@ pub fn run(a: &SelftestArgs) -> i32 {
         disk_bytes: 0,
         baseline: false,
         iperf2: false,
+        latency: None,
     };
     let interrupt = crate::signals::interrupt_flag();
     let mut progress = LiveProgress::new(a.json);

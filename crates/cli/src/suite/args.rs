@@ -45,6 +45,13 @@ pub struct SuiteArgs {
     /// Do not measure a loopback baseline when a direction is slow.
     #[arg(long)]
     pub no_baseline: bool,
+    /// Probe round trips idle and under each TCP phase's load: percentiles, added latency,
+    /// responsiveness (RPM) and a grade A-F per phase (each phase's JSON gets `latency`).
+    #[arg(long)]
+    pub latency: bool,
+    /// Time between latency probes, ms (10-5000).
+    #[arg(long = "latency-interval", value_name = "MS", default_value_t = 100, value_parser = crate::shared::latency::parse_interval)]
+    pub latency_interval: u64,
     /// Print the whole result as one JSON document.
     #[arg(long)]
     pub json: bool,
@@ -74,6 +81,7 @@ impl SuiteArgs {
             disk_bytes: a.disk_mib.max(1) * 1024 * 1024,
             baseline: !a.no_baseline,
             iperf2: a.iperf2,
+            latency: crate::shared::latency::config(a.latency, a.latency_interval),
         }
     }
 }

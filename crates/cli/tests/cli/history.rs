@@ -157,3 +157,29 @@ fn import_stores_a_real_iperf3_file() {
     assert_eq!(json_of(&history(&db, &["list", "--json"])), serde_json::json!([]));
     assert_eq!(history(&db, &["show", "1"]).status.code(), Some(1));
 }
+
+/// Two `--latency` runs: history keeps each run's latency figures and `compare` lists them.
+#[test]
+fn latency_figures_are_stored_and_compared() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite");
+    let a = client_run(&db, &["--latency", "--latency-interval", "50"]);
+    let b = client_run(&db, &["--latency", "--latency-interval", "50"]);
+    for j in [&a, &b] {
+        assert!(j["wireperf_latency"]["loaded_ms"]["p50"].is_f64(), "{j}");
+    }
+    let list = json_of(&history(&db, &["list", "--json"]));
+    let mut ids: Vec<i64> = list.as_array().unwrap().iter().map(|r| r["id"].as_i64().unwrap()).collect();
+    ids.sort_unstable();
+    assert_eq!(ids.len(), 2);
+    let (first, second) = (&ids[0].to_string(), &ids[1].to_string());
+    let cmp = json_of(&history(&db, &["compare", first, second, "--json"]));
+    let metrics = cmp["phases"][0]["metrics"].as_array().unwrap();
+    let get = |k: &str| metrics.iter().find(|m| m["metric"] == k).unwrap_or_else(|| panic!("no {k} in {cmp}")).clone();
+    let p50 = get("latency_loaded_p50_ms");
+    assert_eq!(p50["a"].as_f64(), a["wireperf_latency"]["loaded_ms"]["p50"].as_f64(), "{p50}");
+    assert_eq!(p50["b"].as_f64(), b["wireperf_latency"]["loaded_ms"]["p50"].as_f64(), "{p50}");
+    assert_eq!(get("latency_rpm")["b"].as_f64(), b["wireperf_latency"]["rpm"].as_f64());
+    let text = stdout(&history(&db, &["compare", first, second]));
+    assert!(text.contains("RTT loaded p50") && text.contains("responsiveness (RPM)"), "{text}");
+}

@@ -4,6 +4,9 @@
 //! ```text
 //!   namespace A (10.77.0.1/24) ── veth ── namespace B (10.77.0.2/24)
 //!        tbf on A's egress (LabConfig::rate)       nft drop rule in either side's input
+//!
+//!   with LabConfig::middle_shaper, a bridge between them in a third namespace:
+//!   A ── veth ── [ M: bridge, tbf rate/limit on the port toward B ] ── veth ── B
 //! ```
 //!
 //! Usage (see docs/lab.md):
@@ -58,12 +61,37 @@ pub struct LabConfig {
     /// Let UDP GSO packets cross the veth whole (no `gso_max_segs 1`): one nft "packet" and one
     /// receive-queue entry then carry up to 64 datagrams.
     pub whole_gso: bool,
+    /// A shaper *between* the hosts: a third namespace bridges A and B (same addresses), with
+    /// a tbf of this rate and queue `limit` (bytes) on its port toward B. A tbf on A's own
+    /// egress barely queues TCP, because A's TCP Small Queues keep each socket's bytes in the
+    /// local qdisc to about a millisecond; a queue in a box on the path (a home router, a
+    /// modem) is where bufferbloat lives, and this is that box.
+    pub middle_shaper: Option<MiddleShaper>,
 }
 
-/// A pair of namespaces; deleted on drop.
+/// The shaper of [`LabConfig::middle_shaper`].
+#[derive(Clone, Copy, Debug)]
+pub struct MiddleShaper {
+    /// tbf rate as `tc` spells it ("20mbit").
+    pub rate: &'static str,
+    /// The rate in bit/s (to compute the queue's delay).
+    pub rate_bps: f64,
+    /// tbf queue limit, bytes: the queue the box can hold.
+    pub limit: u32,
+}
+
+impl MiddleShaper {
+    /// The delay of a full queue: `limit × 8 / rate`, ms.
+    pub fn full_queue_ms(&self) -> f64 {
+        f64::from(self.limit) * 8.0 / self.rate_bps * 1000.0
+    }
+}
+
+/// A pair of namespaces (and the middle one, when asked); deleted on drop.
 pub struct Lab {
     ns: [String; 2],
     dev: [String; 2],
+    middle: Option<String>,
 }
 
 static COUNTER: AtomicU32 = AtomicU32::new(0);
@@ -100,16 +128,22 @@ impl Lab {
         let ns = [format!("{PREFIX}{pid}-{n}-a"), format!("{PREFIX}{pid}-{n}-b")];
         // Interface names: at most 15 bytes.
         let dev = [format!("wl{pid:x}x{n}a"), format!("wl{pid:x}x{n}b")];
-        let lab = Lab { ns, dev };
-        for ns in &lab.ns {
+        let middle = cfg.middle_shaper.map(|_| format!("{PREFIX}{pid}-{n}-m"));
+        let lab = Lab { ns, dev, middle };
+        for ns in lab.ns.iter().chain(&lab.middle) {
             must(&["ip", "netns", "add", ns]);
         }
         let segs: &[&str] = if cfg.whole_gso { &[] } else { &["gso_max_segs", "1"] };
-        let mut add = vec!["ip", "link", "add", &lab.dev[0], "netns", &lab.ns[0]];
-        add.extend_from_slice(segs);
-        add.extend_from_slice(&["type", "veth", "peer", "name", &lab.dev[1], "netns", &lab.ns[1]]);
-        add.extend_from_slice(segs);
-        must(&add);
+        match (&lab.middle, cfg.middle_shaper) {
+            (Some(m), Some(shaper)) => lab.bridge(m, segs, shaper),
+            _ => {
+                let mut add = vec!["ip", "link", "add", &lab.dev[0], "netns", &lab.ns[0]];
+                add.extend_from_slice(segs);
+                add.extend_from_slice(&["type", "veth", "peer", "name", &lab.dev[1], "netns", &lab.ns[1]]);
+                add.extend_from_slice(segs);
+                must(&add);
+            }
+        }
         for (i, side) in [Side::A, Side::B].into_iter().enumerate() {
             let (ns, dev) = (&lab.ns[i], &lab.dev[i]);
             must(&["ip", "-n", ns, "addr", "add", &format!("{}/24", lab.addr(side)), "dev", dev]);
@@ -140,6 +174,32 @@ impl Lab {
             ]);
         }
         lab
+    }
+
+    /// A's and B's veths each paired with a port of a bridge in the middle namespace `m`; the
+    /// port toward B gets the tbf.
+    fn bridge(&self, m: &str, segs: &[&str], shaper: MiddleShaper) {
+        let ports = [format!("{}m", self.dev[0]), format!("{}m", self.dev[1])];
+        for (i, port) in ports.iter().enumerate() {
+            let mut add = vec!["ip", "link", "add", &self.dev[i], "netns", &self.ns[i]];
+            add.extend_from_slice(segs);
+            add.extend_from_slice(&["type", "veth", "peer", "name", port, "netns", m]);
+            add.extend_from_slice(segs);
+            must(&add);
+        }
+        must(&["ip", "-n", m, "link", "add", "br0", "type", "bridge"]);
+        for p in &ports {
+            must(&["ip", "-n", m, "link", "set", p, "master", "br0"]);
+            must(&["ip", "-n", m, "link", "set", p, "up"]);
+        }
+        must(&["ip", "-n", m, "link", "set", "br0", "up"]);
+        let limit = shaper.limit.to_string();
+        // A small burst (a few packets): a big bucket would drain the queue in bursts.
+        let tbf =
+            ["qdisc", "add", "dev", &ports[1], "root", "tbf", "rate", shaper.rate, "burst", "8kb", "limit", &limit];
+        let mut tc = vec!["tc", "-n", m];
+        tc.extend_from_slice(&tbf);
+        must(&tc);
     }
 
     fn idx(side: Side) -> usize {
@@ -387,7 +447,7 @@ impl UdpCounters {
 impl Drop for Lab {
     fn drop(&mut self) {
         // Deleting a namespace removes its veth end (and so the pair), qdisc and nft tables.
-        for ns in &self.ns {
+        for ns in self.ns.iter().chain(&self.middle) {
             let _ = sh(&["ip", "netns", "del", ns]);
         }
     }

@@ -23,6 +23,7 @@ mod io_batching;
 mod iperf2;
 mod keytree;
 mod lab;
+mod latency_lab;
 mod manual;
 #[cfg(not(all(feature = "suite", feature = "exporter")))]
 mod minimal;

@@ -147,3 +147,32 @@ fn against_a_stock_iperf2_server() {
         return;
     }
 }
+
+/// `suite --latency`: every TCP phase carries its `latency` object in the shape the issue
+/// names, its loaded phase is the phase's own, and the probes themselves are in the phase's
+/// report; against wireperf and a stock iperf3 (whose idle probes must not break the phases).
+#[test]
+fn suite_latency_gives_each_phase_its_round_trips() {
+    for bin in [wireperf(), iperf3()] {
+        let v = suite_json(&bin, &["--latency", "--latency-interval", "50", "--no-save"]);
+        let phases = v["phases"].as_array().expect("phases");
+        assert_eq!(phases.len(), 3, "{v}");
+        for p in phases {
+            assert!(p["error"].is_null(), "{p}");
+            let l = &p["latency"];
+            for k in ["idle_ms", "loaded_ms"] {
+                for q in ["p50", "p90", "p99", "max"] {
+                    assert!(l[k][q].as_f64().is_some_and(|x| x >= 0.0), "{} {k}.{q}: {l}", bin.display());
+                }
+            }
+            assert!(l["probe_loss"].as_f64().is_some(), "{l}");
+            assert!(l["rpm"].as_f64().is_some_and(|r| r > 0.0), "{l}");
+            assert!(l["grade"].is_string(), "{l}");
+            assert!(l["method"].as_str().unwrap().starts_with("tcp_connect"), "{l}");
+            assert_eq!(l["phase"], p["phase"], "{l}");
+            assert!(l.get("series").is_none(), "the phase line leaves the probes to the report: {l}");
+            let series = p["report"]["wireperf_latency"]["series"].as_array().expect("probes in the report");
+            assert!(series.iter().any(|s| s["phase"] == "idle") && series.iter().any(|s| s["phase"] == p["phase"]));
+        }
+    }
+}

@@ -43,7 +43,15 @@ pub struct TestReport {
     /// The server's text output (`--get-server-output` against a text-mode server).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server_output_text: Option<String>,
+    /// wireperf extension (`--latency`): round trips idle and under this test's load, and
+    /// the figures from them (the `wireperf_latency` crate's summary, with every probe). A
+    /// stock iperf3 reading the document ignores the key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wireperf_latency: Option<Value>,
 }
+
+/// The `-J` key of the latency extension.
+pub const LATENCY_KEY: &str = "wireperf_latency";
 
 impl TestReport {
     /// Parses a `-J` document as iperf3 wrote it.

@@ -39,6 +39,10 @@ fn phase_section(out: &mut String, name: &str, report: &wireperf_protocol::schem
     for c in charts.retransmits.iter().chain(charts.cwnd.iter()) {
         figure(out, c, !pair);
     }
+    // Latency under this load, right under its throughput.
+    if let Some(c) = &charts.latency {
+        figure(out, c, true);
+    }
     out.push_str("</div>");
 }
 

@@ -129,7 +129,26 @@ pub fn phase_figures(report: &TestReport) -> String {
         // µs → ms for display only; sub-microsecond precision is not in the data anyway.
         parts.push(format!("RTT {:.2} ms", rtt as f64 / 1000.0));
     }
+    if let Some(l) = &report.wireperf_latency {
+        parts.extend(latency_figures(l));
+    }
     xml(&parts.join(" · "))
+}
+
+/// `--latency`'s headline figures as the client computed them (read, not recomputed).
+fn latency_figures(l: &serde_json::Value) -> Vec<String> {
+    let ms = |p: &str| l.pointer(p).and_then(serde_json::Value::as_f64);
+    let mut out = Vec::new();
+    if let (Some(i), Some(d)) = (ms("/idle_ms/p50"), ms("/loaded_ms/p50")) {
+        out.push(format!("probe RTT idle {i:.2} ms, loaded {d:.2} ms"));
+    }
+    if let Some(r) = ms("/rpm") {
+        out.push(format!("{r:.0} RPM"));
+    }
+    if let Some(g) = l.get("grade").and_then(serde_json::Value::as_str) {
+        out.push(format!("latency grade {g}"));
+    }
+    out
 }
 
 /// Phases shared by two or more runs, one row per direction, the first run as baseline.

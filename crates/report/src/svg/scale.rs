@@ -19,6 +19,8 @@ pub enum AxisUnit {
     Count,
     /// Seconds (the time axis).
     Seconds,
+    /// Milliseconds (round trips): decimal ticks, no scale letters.
+    Milliseconds,
 }
 
 /// Ticks laid out for one axis: from 0 to `max`, in steps of `step`.
@@ -53,7 +55,7 @@ fn scale_for(unit: AxisUnit, max: f64) -> (char, f64) {
         // format_unit takes bytes and multiplies by 8 for bit letters.
         AxisUnit::BitsPerSecond => (1000.0, ['b', 'k', 'm', 'g', 't']),
         AxisUnit::Bytes => (1024.0, ['B', 'K', 'M', 'G', 'T']),
-        AxisUnit::Count | AxisUnit::Seconds => return (' ', 1.0),
+        AxisUnit::Count | AxisUnit::Seconds | AxisUnit::Milliseconds => return (' ', 1.0),
     };
     let mut divisor = 1.0;
     let mut i = 0;
@@ -93,6 +95,7 @@ fn tick_label(unit: AxisUnit, value: f64, letter: char) -> String {
         AxisUnit::BitsPerSecond => format!("{}/s", trim_number(&format_unit(value / 8.0, letter))),
         AxisUnit::Bytes => trim_number(&format_unit(value, letter)),
         AxisUnit::Count | AxisUnit::Seconds => trim_number(&format!("{value:.2}")),
+        AxisUnit::Milliseconds => trim_number(&format!("{value:.2}")) + " ms",
     }
 }
 
@@ -115,6 +118,7 @@ pub fn value_label(unit: AxisUnit, value: f64) -> String {
         AxisUnit::Bytes => format_unit(value, 'A').trim().to_string(),
         AxisUnit::Count => format!("{}", value.round()),
         AxisUnit::Seconds => trim_number(&format!("{value:.2}")) + " s",
+        AxisUnit::Milliseconds => format!("{value:.3} ms"),
     }
 }
 

@@ -19,12 +19,17 @@ pub struct PhaseCharts {
     pub retransmits: Option<Chart>,
     /// TCP senders: congestion window (lines), when the report has it.
     pub cwnd: Option<Chart>,
+    /// `--latency`: the probes' round trips over the test, when the report has them.
+    pub latency: Option<Chart>,
 }
 
 impl PhaseCharts {
     /// The charts in page order.
     pub fn iter(&self) -> impl Iterator<Item = &Chart> {
-        std::iter::once(&self.throughput).chain(self.retransmits.as_ref()).chain(self.cwnd.as_ref())
+        std::iter::once(&self.throughput)
+            .chain(self.retransmits.as_ref())
+            .chain(self.cwnd.as_ref())
+            .chain(self.latency.as_ref())
     }
 }
 
@@ -188,7 +193,54 @@ pub fn phase_charts(id_prefix: &str, phase: &str, report: &TestReport) -> PhaseC
         throughput: throughput_chart(id_prefix, phase, report),
         retransmits: retransmits_chart(id_prefix, phase, report),
         cwnd: cwnd_chart(id_prefix, phase, report),
+        latency: latency_chart(id_prefix, phase, report),
     }
+}
+
+/// `--latency`: each loaded probe's round trip at its time (seconds from the first loaded
+/// probe, about the start of the streams), with the idle median as a flat line to read the
+/// added latency against. Read from the report's `wireperf_latency` key as the client wrote
+/// it; lost probes have no point. `None` without loaded round trips.
+pub fn latency_chart(id_prefix: &str, phase: &str, report: &TestReport) -> Option<Chart> {
+    let l = report.wireperf_latency.as_ref()?;
+    let probes = l.get("series")?.as_array()?;
+    let loaded: Vec<(f64, f64)> = probes
+        .iter()
+        .filter(|p| p.get("phase").and_then(|v| v.as_str()) != Some("idle"))
+        .filter_map(|p| Some((p.get("at_ms")?.as_f64()?, p.get("rtt_ms")?.as_f64()?)))
+        .collect();
+    let t0 = loaded.first()?.0;
+    let samples: Vec<Sample> = loaded
+        .iter()
+        .map(|(at, rtt)| {
+            let t = (at - t0) / 1000.0;
+            Sample { start: t, end: t, value: *rtt }
+        })
+        .collect();
+    let span = samples.last().map_or(0.0, |s| s.end);
+    let load = l.get("phase").and_then(|v| v.as_str()).unwrap_or("loaded");
+    let mut series =
+        vec![Series { name: format!("{load} probes"), colour: palette::series(0), kind: SeriesKind::Line, samples }];
+    if let Some(idle) = l.pointer("/idle_ms/p50").and_then(|v| v.as_f64()) {
+        series.push(Series {
+            name: "idle p50".to_string(),
+            colour: palette::SUM_REVERSE,
+            kind: SeriesKind::Line,
+            samples: vec![Sample { start: 0.0, end: 0.0, value: idle }, Sample { start: span, end: span, value: idle }],
+        });
+    }
+    Some(Chart {
+        id: format!("{id_prefix}-latency"),
+        title: format!("{phase}: round trip under load"),
+        description: format!(
+            "Line chart of the latency probes' round trips during the {phase} phase, with the idle median for reference."
+        ),
+        y_label: "Round trip".to_string(),
+        y_unit: AxisUnit::Milliseconds,
+        width: HALF.0,
+        height: HALF.1,
+        series,
+    })
 }
 
 /// Phase names in order of first appearance that at least two runs have.
@@ -238,4 +290,34 @@ pub fn overlay_charts(runs: &[RunView]) -> Vec<Chart> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod latency_tests {
+    use super::*;
+
+    #[test]
+    fn latency_chart_plots_loaded_probes_from_the_first_one_with_the_idle_median() {
+        let mut r = TestReport::default();
+        assert!(latency_chart("p", "upload", &r).is_none());
+        r.wireperf_latency = Some(serde_json::json!({
+            "phase": "upload",
+            "idle_ms": {"p50": 0.2},
+            "series": [
+                {"at_ms": 0.0, "phase": "idle", "rtt_ms": 0.2},
+                {"at_ms": 1000.0, "phase": "upload", "rtt_ms": 40.0},
+                {"at_ms": 1100.0, "phase": "upload", "rtt_ms": null},
+                {"at_ms": 1200.0, "phase": "upload", "rtt_ms": 60.0}
+            ]
+        }));
+        let c = latency_chart("p", "upload", &r).unwrap();
+        assert_eq!(c.series[0].name, "upload probes");
+        let pts: Vec<(f64, f64)> = c.series[0].samples.iter().map(|s| (s.start, s.value)).collect();
+        assert_eq!(pts.len(), 2);
+        assert!((pts[1].0 - 0.2).abs() < 1e-9 && pts[1].1 == 60.0, "{pts:?}");
+        assert_eq!(c.series[1].samples[0].value, 0.2);
+        assert_eq!(c.y_unit, AxisUnit::Milliseconds);
+        let html = crate::svg::render_svg(&c);
+        assert!(html.contains("round trip under load"), "{html}");
+    }
 }

@@ -1,0 +1,136 @@
+//! `--latency` in the namespace lab: a shaper between the hosts (a bridge in a third namespace
+//! with a tbf on its port toward B, see `lab.rs`) with a deep queue and with a shallow one.
+//!
+//! The queue's delay check uses a UDP load 10 % above the shaper's rate: the drop-tail queue
+//! then fills within the first second and stays full (it only ever loses the packet in
+//! service and gains the next arrival), so every loaded probe waits for the whole queue and
+//! the deep queue's loaded median must be the full queue's delay `limit × 8 / rate` within
+//! `[0.7 × full, 1.2 × full + 2 ms]` (the lower bound: the first probes while it fills and one
+//! packet in service; the upper: the probe's own packets and scheduling delay on this shared
+//! 2-core machine); the shallow one's must stay below that upper bound. The idle median must stay below 1 ms on veth and the grades must differ.
+//! Against a wireperf server and a stock iperf3 3.12 server (whose output must show no error:
+//! the probes must not disturb its test).
+//!
+//! A TCP load does not keep the queue full: after the slow start's overshoot the flows back
+//! off (CUBIC: × 0.7 per loss, several losses in the first window) and in a 2 s test they
+//! refill about a third of a deep queue (lab runs: loaded p50 19–21 ms of 60 ms, p90 ≈ 60 ms).
+//! The TCP test therefore checks what loss-based congestion control guarantees: the queue
+//! reaches its limit (p90 ≥ 0.7 × full), the load streams' own RTT sees a standing queue, and
+//! the deep queue grades worse than the shallow one.
+
+#![allow(clippy::unwrap_used)]
+
+use crate::harness::*;
+use crate::lab::{LAB_PORT, Lab, LabConfig, MiddleShaper, Side};
+use serde_json::Value;
+use std::path::Path;
+use std::time::Duration;
+
+/// 20 Mbit/s with 150 kB of queue: 60 ms when full.
+const DEEP: MiddleShaper = MiddleShaper { rate: "20mbit", rate_bps: 20e6, limit: 150_000 };
+/// 20 Mbit/s with 6 kB (four packets): 2.4 ms when full.
+const SHALLOW: MiddleShaper = MiddleShaper { rate: "20mbit", rate_bps: 20e6, limit: 6_000 };
+
+/// A UDP load 10 % above the shaper's 20 Mbit/s: the queue stays full.
+const UDP_OVER: &[&str] = &["-u", "-b", "22M", "-l", "1400"];
+/// Four TCP streams.
+const TCP4: &[&str] = &["-P", "4"];
+
+/// Runs `wireperf -c B -t 2 --latency -J load` from A through `shaper` against a one-shot
+/// `server` in B; returns the `wireperf_latency` object and the server's output.
+fn measure(server: &Path, shaper: MiddleShaper, load: &[&str]) -> (Value, String) {
+    let lab = Lab::new(LabConfig { middle_shaper: Some(shaper), ..Default::default() });
+    let srv = lab.start_server(Side::B, server, &["-1"]);
+    let port = LAB_PORT.to_string();
+    let mut a = vec!["-c", lab.addr(Side::B), "-p", &port, "-t", "2", "--latency", "-J", "--no-save"];
+    a.extend_from_slice(load);
+    let out = lab.run(Side::A, &wireperf(), &a);
+    let (so, se) = srv.finish(Duration::from_secs(10));
+    assert_ok(&out);
+    let doc = json_of(&out);
+    let l = doc.get("wireperf_latency").cloned().unwrap_or_else(|| panic!("no wireperf_latency in {doc}"));
+    let mut brief = l.clone();
+    brief.as_object_mut().unwrap().remove("series");
+    eprintln!(
+        "{} {load:?} through {shaper:?} (full queue {:.1} ms): {brief}",
+        server.display(),
+        shaper.full_queue_ms()
+    );
+    (l, format!("{so}{se}"))
+}
+
+fn ms(v: &Value, path: &str) -> f64 {
+    v.pointer(path).and_then(Value::as_f64).unwrap_or_else(|| panic!("no {path} in {v}"))
+}
+
+fn grade(v: &Value) -> String {
+    v["grade"].as_str().unwrap_or_else(|| panic!("no grade in {v}")).to_string()
+}
+
+/// What every measurement must show: idle sub-ms, enough probes, each with time and phase.
+fn common(v: &Value) {
+    assert_eq!(v["phase"], "upload", "{v}");
+    assert!(v["method"].as_str().unwrap().starts_with("tcp_connect"), "{v}");
+    let idle = ms(v, "/idle_ms/p50");
+    assert!(idle < 1.0, "idle round trip on veth must be sub-ms: {idle} ms");
+    assert!(ms(v, "/idle_ms/samples") >= 5.0, "idle probes missing: {v}");
+    assert!(ms(v, "/loaded_ms/samples") >= 10.0, "loaded probes missing: {v}");
+    let series = v["series"].as_array().unwrap();
+    assert!(series.iter().all(|p| p["at_ms"].is_number() && p["phase"].is_string()), "{v}");
+}
+
+/// The UDP check both servers share: the loaded median is the full queue's delay.
+fn deep_vs_shallow_udp(server: &Path) -> (String, String) {
+    let (deep, deep_log) = measure(server, DEEP, UDP_OVER);
+    let (shallow, shallow_log) = measure(server, SHALLOW, UDP_OVER);
+    for (v, shaper) in [(&deep, DEEP), (&shallow, SHALLOW)] {
+        common(v);
+        let full = shaper.full_queue_ms();
+        let p50 = ms(v, "/loaded_ms/p50");
+        // A four-packet queue drains between the sender's pacing bursts (a few datagrams
+        // every millisecond or so), so a probe finds it anywhere from empty to full: only
+        // the upper bound is the shallow queue's (lab runs: p50 0.16–2.1 ms of 2.4 ms).
+        let low = if shaper.limit == DEEP.limit { 0.7 * full } else { 0.0 };
+        assert!(
+            (low..=1.2 * full + 2.0).contains(&p50),
+            "loaded p50 {p50} ms does not follow the {full:.1} ms the full queue holds: {v}"
+        );
+        // A full drop-tail queue drops ~10 % of arrivals (the load is 10 % over): a dropped
+        // SYN is retried after 1 s, so probes come back late rather than lost.
+        assert!(v["probe_loss"].as_f64().unwrap() < 0.2, "{v}");
+    }
+    let (gd, gs) = (grade(&deep), grade(&shallow));
+    assert_eq!(gs, "A", "a 2.4 ms queue grades A: {shallow}");
+    assert!(gd == "C" || gd == "D", "a 60 ms queue grades C or D: {deep}");
+    assert!(ms(&deep, "/rpm") < ms(&shallow, "/rpm") / 5.0, "responsiveness: deep {deep} shallow {shallow}");
+    (deep_log, shallow_log)
+}
+
+#[test]
+fn udp_load_fills_the_queue_and_probes_see_it_wireperf_server() {
+    deep_vs_shallow_udp(&wireperf());
+}
+
+#[test]
+fn udp_load_fills_the_queue_and_probes_see_it_stock_iperf3_undisturbed() {
+    let (deep_log, shallow_log) = deep_vs_shallow_udp(&iperf3());
+    for log in [deep_log, shallow_log] {
+        assert!(!log.contains("error"), "the probes disturbed iperf3's test:\n{log}");
+        assert!(log.contains("receiver"), "iperf3's test did not finish:\n{log}");
+    }
+}
+
+/// TCP: the flows reach the deep queue's limit and stand in it; the shallow one stays short.
+#[test]
+fn tcp_load_reaches_the_deep_queue_and_grades_worse_wireperf_server() {
+    let (deep, _) = measure(&wireperf(), DEEP, TCP4);
+    let (shallow, _) = measure(&wireperf(), SHALLOW, TCP4);
+    common(&deep);
+    common(&shallow);
+    let full = DEEP.full_queue_ms();
+    assert!(ms(&deep, "/loaded_ms/p90") >= 0.7 * full, "the deep queue never filled: {deep}");
+    assert!(ms(&deep, "/stream_rtt_ms/p50") >= 0.2 * full, "no standing queue in the streams' RTT: {deep}");
+    assert!(ms(&shallow, "/loaded_ms/p50") <= 1.2 * SHALLOW.full_queue_ms() + 2.0, "{shallow}");
+    let (gd, gs) = (grade(&deep), grade(&shallow));
+    assert!(gd > gs, "the deep queue must grade worse: deep {gd}, shallow {gs}");
+}

@@ -1,0 +1,36 @@
+//! Latency under load: how much longer a round trip takes while a test fills the path.
+//!
+//! A throughput test answers "how fast"; this crate answers "how laggy while it is fast". It
+//! sends small round-trip probes on a flow of their own beside the test's streams (never
+//! queued behind the test's bytes in one socket), before the load (idle) and during each
+//! loaded phase, and reduces them to a few figures: idle and loaded percentiles, the latency
+//! the load added, the probes' jitter and loss, responsiveness in round trips per minute (RPM)
+//! and a grade from A to F.
+//!
+//! # Layout
+//! - [`sample`]: one probe's outcome (when, in which phase, its round trip or lost) and the
+//!   phases a test has.
+//! - [`percentile`]: nearest-rank percentiles and the trimmed mean, on plain `f64` slices.
+//! - [`rpm`]: responsiveness as the IETF IPPM draft "Responsiveness under Working Conditions"
+//!   computes it, from foreign (separate-flow) and self (load-flow) round trips.
+//! - [`grade`]: the A–F grade from the added latency, with its thresholds.
+//! - [`summary`]: the figures of one test from its probes (pure), and their JSON shape.
+//! - [`advice`]: where the queue is (this host's qdisc backlog or beyond) and the fix, when
+//!   the grade is bad.
+//! - [`prober`]: the only module with I/O: a thread that times TCP connects to the server's
+//!   port at a steady rate and records each probe with its timestamp.
+//!
+//! Everything but [`prober`] is pure: fixed sample sets in, figures out, so the figures are
+//! tested without a network.
+
+pub mod advice;
+pub mod grade;
+pub mod percentile;
+pub mod prober;
+pub mod rpm;
+pub mod sample;
+pub mod summary;
+
+pub use grade::Grade;
+pub use sample::{Phase, Probe};
+pub use summary::{LatencySummary, Percentiles};

@@ -1,0 +1,230 @@
+//! Latency under load wired to a test: idle probes once the control connection holds the
+//! server, loaded probes from the start of the streams to the end of the test, and the
+//! figures from them and from the load streams' own `tcpi_rtt`.
+//!
+//! Shared by the client's `--latency` and the suite's phases, so both compute one
+//! [`LatencySummary`] the same way. The probes are TCP connects to the server's port on
+//! threads of their own ([`wireperf_latency::prober`]); the engine's data path is not touched.
+//!
+//! Why the idle probes run at [`Event::ControlConnected`]: a connection that reaches an idle
+//! stock iperf3 becomes its next client (and makes it log an error when it closes), while
+//! one that arrives when a control connection is open is refused with one byte and closed.
+//! So the idle probes run on the engine's thread right after the control connection is up
+//! and before its cookie is sent (the server waits for it: iperf3 for up to 10 s, wireperf's
+//! greeter likewise); they delay the test by `idle_probes × interval`.
+
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use wireperf_engine::{Event, Observer, ServerOutput};
+use wireperf_latency::advice::{LocalQueue, parse_tc_backlog};
+use wireperf_latency::prober::{self, Prober, ProberConfig};
+use wireperf_latency::{LatencySummary, Phase, Probe};
+use wireperf_protocol::schema::TestReport;
+
+/// How to probe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LatencyConfig {
+    /// Time between probes (idle and loaded).
+    pub interval: Duration,
+    /// Idle probes before the load.
+    pub idle_probes: usize,
+}
+
+impl Default for LatencyConfig {
+    /// A probe every 100 ms, 10 idle ones (1 s before the load).
+    fn default() -> Self {
+        LatencyConfig { interval: Duration::from_millis(100), idle_probes: 10 }
+    }
+}
+
+/// What the probes were, as `method` names it: TCP connects to the server's port, and the
+/// load streams' smoothed RTT when this host sent TCP.
+pub fn method(with_stream_rtt: bool) -> &'static str {
+    if with_stream_rtt { "tcp_connect+tcpi_rtt" } else { "tcp_connect" }
+}
+
+/// The load streams' `tcpi_rtt` in ms: every interval of every stream this host sent on
+/// (outside `-O`). Only a sender's kernel knows a stream's RTT, so a download has none here.
+pub fn stream_rtts(report: &TestReport) -> Vec<f64> {
+    report
+        .intervals
+        .iter()
+        .flat_map(|i| i.streams.iter())
+        .filter(|s| s.sender && !s.omitted)
+        .filter_map(|s| s.rtt)
+        .map(|us| us as f64 / 1000.0)
+        .collect()
+}
+
+/// The rate of the loaded direction (its receiver's goodput; both added for bidir), bit/s:
+/// the rate the queue drains at, to turn a backlog in bytes into a delay.
+fn loaded_rate(report: &TestReport, phase: Phase) -> f64 {
+    use wireperf_protocol::outcome::{Direction, Flow, Side, TestOutcome};
+    let o = TestOutcome::new(report, Side::Client);
+    let rate = |d| o.flow(d).and_then(Flow::best).map_or(0.0, |t| t.bits_per_second);
+    match phase {
+        Phase::Download => rate(Direction::Download),
+        Phase::Bidir => rate(Direction::Upload) + rate(Direction::Download),
+        Phase::Upload | Phase::Idle => rate(Direction::Upload),
+    }
+}
+
+/// Client side: forwards every event to `inner` and probes beside the test.
+pub struct LatencyProbe<'a> {
+    inner: &'a mut dyn Observer,
+    cfg: LatencyConfig,
+    /// `None` when not probing (no `--latency`, or the name did not resolve).
+    target: Option<SocketAddr>,
+    phase: Phase,
+    origin: Instant,
+    idle: Vec<Probe>,
+    loaded: Option<Prober>,
+    queue: Option<QueueSampler>,
+}
+
+/// Samples this host's root qdisc backlog on the test's interface (`tc -s -j qdisc show`)
+/// every [`QUEUE_EVERY`] while the load runs: is the standing queue here or beyond?
+struct QueueSampler {
+    stop: Arc<AtomicBool>,
+    thread: JoinHandle<Option<LocalQueue>>,
+}
+
+/// How often the local qdisc is read (one `tc` process each time).
+const QUEUE_EVERY: Duration = Duration::from_millis(200);
+
+/// At most this many qdisc samples per test (10 minutes' worth).
+const QUEUE_MAX_SAMPLES: usize = 3000;
+
+impl QueueSampler {
+    fn start(iface: String) -> Option<QueueSampler> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let s = Arc::clone(&stop);
+        let thread = std::thread::Builder::new()
+            .name("latency-qdisc".into())
+            .spawn(move || {
+                let mut q: Option<LocalQueue> = None;
+                while !s.load(Ordering::Relaxed) && q.as_ref().is_none_or(|q| q.samples < QUEUE_MAX_SAMPLES) {
+                    let Some((kind, backlog)) = read_backlog(&iface) else { return q };
+                    let e =
+                        q.get_or_insert_with(|| LocalQueue { iface: iface.clone(), kind, max_backlog: 0, samples: 0 });
+                    e.max_backlog = e.max_backlog.max(backlog);
+                    e.samples += 1;
+                    std::thread::sleep(QUEUE_EVERY);
+                }
+                q
+            })
+            .ok()?;
+        Some(QueueSampler { stop, thread })
+    }
+
+    fn finish(self) -> Option<LocalQueue> {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread.join().ok().flatten()
+    }
+}
+
+/// One reading of `iface`'s root qdisc: its kind and backlog in bytes.
+fn read_backlog(iface: &str) -> Option<(String, u64)> {
+    let out = Command::new("tc").args(["-s", "-j", "qdisc", "show", "dev", iface]).output().ok()?;
+    out.status.success().then(|| parse_tc_backlog(&String::from_utf8_lossy(&out.stdout))).flatten()
+}
+
+impl<'a> LatencyProbe<'a> {
+    /// Probes `host:port` around a test whose loaded phase and probe settings are `probe`;
+    /// with `None` it only forwards the events.
+    pub fn new(inner: &'a mut dyn Observer, host: &str, port: u16, probe: Option<(Phase, LatencyConfig)>) -> Self {
+        let target = probe.and_then(|_| {
+            (host.trim_matches(|c| c == '[' || c == ']'), port).to_socket_addrs().ok().and_then(|mut a| a.next())
+        });
+        let (phase, cfg) = probe.unwrap_or((Phase::Upload, LatencyConfig::default()));
+        Self { inner, cfg, target, phase, origin: Instant::now(), idle: Vec::new(), loaded: None, queue: None }
+    }
+
+    /// The figures, after the run: waits for the probes still in flight (at most their
+    /// timeout). `None` when not probing or the test never started its streams.
+    pub fn finish(&mut self, report: &TestReport) -> Option<LatencySummary> {
+        let loaded = self.loaded.take()?;
+        loaded.request_stop();
+        let mut probes = std::mem::take(&mut self.idle);
+        probes.extend(loaded.join());
+        let rtts = stream_rtts(report);
+        let local = self.queue.take().and_then(QueueSampler::finish);
+        let s = LatencySummary::compute(method(!rtts.is_empty()), self.phase, &probes, &rtts);
+        Some(s.with_advice(loaded_rate(report, self.phase), local))
+    }
+
+    fn prober_config(&self, target: SocketAddr) -> ProberConfig {
+        ProberConfig::new(target, self.cfg.interval, self.origin)
+    }
+}
+
+impl Observer for LatencyProbe<'_> {
+    fn event(&mut self, ev: Event<'_>) {
+        match &ev {
+            Event::ControlConnected { .. } => {
+                self.inner.event(ev);
+                if let Some(t) = self.target {
+                    // A retried start (server busy) measures its idle round trips again.
+                    self.idle = prober::idle_probes(&self.prober_config(t), self.cfg.idle_probes);
+                }
+                return;
+            }
+            Event::TestStart(_) => {
+                if let (Some(t), None) = (self.target, &self.loaded) {
+                    self.loaded = Prober::start(self.prober_config(t), self.phase).ok();
+                    self.queue = wireperf_doctor::interface_for(t.ip()).and_then(QueueSampler::start);
+                }
+            }
+            Event::End(_) => {
+                if let Some(p) = &self.loaded {
+                    p.request_stop();
+                }
+            }
+            _ => {}
+        }
+        self.inner.event(ev);
+    }
+
+    fn server_output(&mut self) -> Option<ServerOutput> {
+        self.inner.server_output()
+    }
+
+    fn watch_results(&mut self) -> Option<Value> {
+        self.inner.watch_results()
+    }
+
+    fn peer_watch(&mut self, watch: &Value) {
+        self.inner.peer_watch(watch);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wireperf_protocol::schema::{Interval, IntervalStream};
+
+    #[test]
+    fn stream_rtts_are_the_senders_outside_omit() {
+        let s = |sender, omitted, rtt| IntervalStream { sender, omitted, rtt, ..Default::default() };
+        let r = TestReport {
+            intervals: vec![Interval {
+                streams: vec![
+                    s(true, false, Some(1500)),
+                    s(false, false, Some(9)),
+                    s(true, true, Some(7)),
+                    s(true, false, None),
+                ],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        assert_eq!(stream_rtts(&r), vec![1.5]);
+        assert_eq!(method(true), "tcp_connect+tcpi_rtt");
+    }
+}
