@@ -29,6 +29,7 @@
 //!   probe and [`udp_gso::UdpSender`], which falls back to `sendmmsg` when the route refuses GSO.
 //! - [`zerocopy`]: `sendfile` from a `memfd` block, `MSG_ZEROCOPY` with error-queue completion
 //!   reaping, and `recv(MSG_TRUNC)` (discard without copying): `-Z` and `--skip-rx-copy`.
+//! - [`tty`]: whether the terminal on stdin hung up (the live view stops reading keys).
 //! - [`malloc`]: the C allocator's arena limit (`M_ARENA_MAX`): fewer resident heap pages
 //!   with many threads.
 //! - `raw` (private): the generic `getsockopt`/`setsockopt` helpers everything above uses.
@@ -55,6 +56,7 @@ pub mod rusage;
 pub mod sockopt;
 pub mod tcp_info;
 pub mod time;
+pub mod tty;
 pub mod udp_batch;
 pub mod udp_gso;
 pub mod uname;

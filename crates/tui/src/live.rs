@@ -186,6 +186,12 @@ impl Screen {
                 }
                 hold.get_or_insert_with(|| Instant::now() + HOLD);
             }
+            if wireperf_sys::tty::stdin_terminal_hung_up() {
+                // Nobody is watching or can press a key: stop drawing and abandon the test as
+                // SIGHUP does (crossterm would read end-of-file forever).
+                controls.interrupt.store(true, Ordering::Relaxed);
+                return Ok(());
+            }
             if !event::poll(TICK)? {
                 continue;
             }
