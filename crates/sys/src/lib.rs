@@ -29,7 +29,7 @@
 //!   probe and [`udp_gso::UdpSender`], which falls back to `sendmmsg` when the route refuses GSO.
 //! - [`zerocopy`]: `sendfile` from a `memfd` block, `MSG_ZEROCOPY` with error-queue completion
 //!   reaping, and `recv(MSG_TRUNC)` (discard without copying): `-Z` and `--skip-rx-copy`.
-//! - [`tty`]: whether the terminal on stdin hung up (the live view stops reading keys).
+//! - [`tty`]: wait for a key on the stdin terminal, and notice when it hung up.
 //! - [`malloc`]: the C allocator's arena limit (`M_ARENA_MAX`): fewer resident heap pages
 //!   with many threads.
 //! - `raw` (private): the generic `getsockopt`/`setsockopt` helpers everything above uses.

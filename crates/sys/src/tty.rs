@@ -1,37 +1,78 @@
-//! Whether the terminal on stdin is gone (its window closed, `tmux kill-server`, an ssh session
-//! dropped). A terminal reader that is not told keeps reading end-of-file: crossterm's event
-//! reader then spins at full CPU forever, so the live view asks this before it reads keys.
+//! Waiting for a key on the terminal that is stdin, and noticing when that terminal is gone (its
+//! window closed, `tmux kill-server`, an ssh session dropped). crossterm's event reader, once a
+//! hung-up terminal wakes it, reads end-of-file in a loop at full CPU and never returns, so the
+//! live view waits here first and only asks crossterm for the event when a key is really there.
 
-/// True when stdin is a terminal whose other end hung up (`POLLHUP`/`POLLERR`/`POLLNVAL` on a
-/// zero-timeout `poll`). Not a terminal (a pipe, `/dev/null`), or still open: false, so a
-/// redirected stdin never ends a test.
-pub fn stdin_terminal_hung_up() -> bool {
-    // SAFETY: isatty only inspects the descriptor.
-    let was_tty = unsafe { libc::isatty(libc::STDIN_FILENO) } == 1;
-    let mut fd = libc::pollfd { fd: libc::STDIN_FILENO, events: libc::POLLIN, revents: 0 };
-    // SAFETY: one valid pollfd, zero timeout.
-    let n = unsafe { libc::poll(&mut fd, 1, 0) };
-    let hung_up = n > 0 && fd.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0;
-    // A hung-up pty may no longer report itself as a tty (EIO), so the tty test is on the
-    // descriptor's kind: a character device that is not /dev/null.
-    hung_up && (was_tty || is_char_device_not_null())
+use std::time::Duration;
+
+/// What [`wait_for_input`] saw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Input {
+    /// Bytes are waiting: read the event now.
+    Ready,
+    /// Nothing arrived within the timeout.
+    Idle,
+    /// The terminal's other end hung up (`POLLHUP`/`POLLERR`/`POLLNVAL`): no key will come.
+    HungUp,
 }
 
-fn is_char_device_not_null() -> bool {
-    use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    let (Ok(fd0), Ok(null)) = (std::fs::metadata("/proc/self/fd/0"), std::fs::metadata("/dev/null")) else {
-        return false;
-    };
-    fd0.file_type().is_char_device() && fd0.rdev() != null.rdev()
+/// True when stdin is a terminal (checked once, before a view takes it over).
+pub fn stdin_is_terminal() -> bool {
+    // SAFETY: isatty only inspects the descriptor.
+    unsafe { libc::isatty(libc::STDIN_FILENO) == 1 }
+}
+
+/// Waits up to `timeout` for input on stdin. Call it only when [`stdin_is_terminal`] was true.
+pub fn wait_for_input(timeout: Duration) -> Input {
+    let ms = i32::try_from(timeout.as_millis()).unwrap_or(i32::MAX);
+    let mut fd = libc::pollfd { fd: libc::STDIN_FILENO, events: libc::POLLIN, revents: 0 };
+    // SAFETY: one valid pollfd for the duration of the call.
+    let n = unsafe { libc::poll(&mut fd, 1, ms) };
+    if n <= 0 {
+        // Timeout, or EINTR from a signal: the caller's loop comes back.
+        Input::Idle
+    } else if fd.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
+        Input::HungUp
+    } else {
+        Input::Ready
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::fd::AsRawFd;
 
     #[test]
-    fn a_test_runners_stdin_is_not_a_hung_up_terminal() {
-        // Under cargo test stdin is a pipe, /dev/null or a live terminal: never "hung up".
-        assert!(!stdin_terminal_hung_up());
+    fn a_closed_pipe_on_stdin_reads_as_hung_up_and_an_open_one_as_idle() {
+        // Put a pipe on fd 0 in a child, where changing stdin harms nobody.
+        let me = std::env::current_exe().unwrap();
+        if std::env::var_os("WIREPERF_TTY_CHILD").is_some() {
+            let got = wait_for_input(Duration::from_millis(50));
+            std::process::exit(match got {
+                Input::HungUp => 10,
+                Input::Idle => 11,
+                Input::Ready => 12,
+            });
+        }
+        let run = |close_writer: bool| {
+            let mut child = std::process::Command::new(&me)
+                .args(["--exact", "tty::tests::a_closed_pipe_on_stdin_reads_as_hung_up_and_an_open_one_as_idle"])
+                .env("WIREPERF_TTY_CHILD", "1")
+                .stdin(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            let writer = child.stdin.take().unwrap();
+            let _keep = if close_writer {
+                drop(writer);
+                None
+            } else {
+                assert!(writer.as_raw_fd() >= 0);
+                Some(writer)
+            };
+            child.wait().unwrap().code()
+        };
+        assert_eq!(run(true), Some(10), "closed pipe");
+        assert_eq!(run(false), Some(11), "open pipe, nothing written");
     }
 }

@@ -151,10 +151,13 @@ impl Observer for LiveObserver<'_> {
 /// The terminal in raw mode on the alternate screen; leaving it restores the user's screen.
 struct Screen {
     term: Terminal<CrosstermBackend<Stdout>>,
+    /// Keys come from stdin (else crossterm reads `/dev/tty`, and only it can wait for them).
+    stdin_tty: bool,
 }
 
 impl Screen {
     fn enter() -> io::Result<Self> {
+        let stdin_tty = wireperf_sys::tty::stdin_is_terminal();
         terminal::enable_raw_mode()?;
         let mut out = io::stdout();
         if let Err(e) = execute!(out, terminal::EnterAlternateScreen, cursor::Hide) {
@@ -162,7 +165,7 @@ impl Screen {
             return Err(e);
         }
         match Terminal::new(CrosstermBackend::new(out)) {
-            Ok(term) => Ok(Self { term }),
+            Ok(term) => Ok(Self { term, stdin_tty }),
             Err(e) => {
                 restore();
                 Err(e)
@@ -186,13 +189,10 @@ impl Screen {
                 }
                 hold.get_or_insert_with(|| Instant::now() + HOLD);
             }
-            if wireperf_sys::tty::stdin_terminal_hung_up() {
-                // Nobody is watching or can press a key: stop drawing and abandon the test as
-                // SIGHUP does (crossterm would read end-of-file forever).
-                controls.interrupt.store(true, Ordering::Relaxed);
-                return Ok(());
-            }
-            if !event::poll(TICK)? {
+            if !self.key_waiting(controls)? {
+                if controls.interrupt.load(Ordering::Relaxed) {
+                    return Ok(());
+                }
                 continue;
             }
             let TermEvent::Key(key) = event::read()? else { continue };
@@ -213,6 +213,24 @@ impl Screen {
             }
         }
         Ok(())
+    }
+}
+
+impl Screen {
+    /// Waits up to [`TICK`] for a key. A terminal that hung up abandons the test as SIGHUP does
+    /// (nobody can watch or press a key) and reads as "no key"; the caller then leaves.
+    fn key_waiting(&self, controls: &Controls) -> io::Result<bool> {
+        if !self.stdin_tty {
+            return event::poll(TICK);
+        }
+        match wireperf_sys::tty::wait_for_input(TICK) {
+            wireperf_sys::tty::Input::Ready => event::poll(Duration::ZERO),
+            wireperf_sys::tty::Input::Idle => Ok(false),
+            wireperf_sys::tty::Input::HungUp => {
+                controls.interrupt.store(true, Ordering::Relaxed);
+                Ok(false)
+            }
+        }
     }
 }
 
