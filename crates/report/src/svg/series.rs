@@ -19,12 +19,14 @@ pub struct PhaseCharts {
     pub retransmits: Option<Chart>,
     /// TCP senders: congestion window (lines), when the report has it.
     pub cwnd: Option<Chart>,
+    /// Both hosts' per-CPU load, when the phase was watched ([`super::cpu`]).
+    pub cpu: Vec<Chart>,
 }
 
 impl PhaseCharts {
     /// The charts in page order.
     pub fn iter(&self) -> impl Iterator<Item = &Chart> {
-        std::iter::once(&self.throughput).chain(self.retransmits.as_ref()).chain(self.cwnd.as_ref())
+        std::iter::once(&self.throughput).chain(self.retransmits.as_ref()).chain(self.cwnd.as_ref()).chain(&self.cpu)
     }
 }
 
@@ -188,6 +190,7 @@ pub fn phase_charts(id_prefix: &str, phase: &str, report: &TestReport) -> PhaseC
         throughput: throughput_chart(id_prefix, phase, report),
         retransmits: retransmits_chart(id_prefix, phase, report),
         cwnd: cwnd_chart(id_prefix, phase, report),
+        cpu: Vec::new(),
     }
 }
 
