@@ -177,7 +177,11 @@ pub fn run(
     }
     sink.flush();
     if let Some(db) = save {
-        save_run(db, &outcome);
+        let watched = verdicts.as_ref().and_then(|v| serde_json::to_value(v).ok()).map(|v| {
+            let far_reply = far.as_ref();
+            (v, bottleneck::cpu_load(local.as_ref(), far_reply))
+        });
+        save_run(db, &outcome, watched);
     }
     code
 }
@@ -185,20 +189,28 @@ pub fn run(
 /// Saves the run in the history. A side record: a failure to save warns but never changes the
 /// result.
 #[cfg(feature = "history")]
-fn save_run(db: Option<&std::path::Path>, outcome: &wireperf_engine::Outcome) {
+fn save_run(
+    db: Option<&std::path::Path>,
+    outcome: &wireperf_engine::Outcome,
+    watched: Option<(serde_json::Value, serde_json::Value)>,
+) {
     let mut report = outcome.report.clone();
     if let Some(e) = &outcome.error {
         report.error.get_or_insert_with(|| e.to_string());
     }
     let cmdline = wireperf_store::current_command_line();
-    if let Err(e) = wireperf_store::save_client_run(db, &report, &cmdline) {
+    if let Err(e) = wireperf_store::save_client_run(db, &report, &cmdline, watched) {
         eprintln!("wireperf: warning - run not saved to history: {e}");
     }
 }
 
 /// A build without the history saves nothing; asked for a database by name, it says why.
 #[cfg(not(feature = "history"))]
-fn save_run(db: Option<&std::path::Path>, _outcome: &wireperf_engine::Outcome) {
+fn save_run(
+    db: Option<&std::path::Path>,
+    _outcome: &wireperf_engine::Outcome,
+    _watched: Option<(serde_json::Value, serde_json::Value)>,
+) {
     if let Some(db) = db {
         eprintln!(
             "wireperf: warning - run not saved to {}: this wireperf was built without the history (cargo feature `history`)",

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::Value;
-use wireperf_report::{ReportInput, RunView, all_charts, render_html, render_svg};
+use wireperf_report::{PhaseWatch, ReportInput, RunView, all_charts, render_html, render_svg};
 use wireperf_store::{RunDetail, RunId, Store};
 
 /// Draw stored runs: throughput per stream, retransmits, cwnd, verdicts, doctor findings;
@@ -102,6 +102,16 @@ fn run_view(d: &RunDetail) -> Result<RunView> {
         phases,
         verdicts: d.verdicts.clone(),
         findings: findings(d.findings.as_ref(), d.doctor.as_ref()),
+        watch: d
+            .phase_details
+            .iter()
+            .filter(|p| p.bottleneck.is_some() || p.cpu_load.is_some())
+            .map(|p| PhaseWatch {
+                phase: p.name.clone(),
+                bottleneck: p.bottleneck.clone(),
+                cpu_load: p.cpu_load.clone(),
+            })
+            .collect(),
     })
 }
 

@@ -20,6 +20,9 @@ pub(crate) struct StreamSampler {
     base_bytes: u64,
     last_retrans: u32,
     base_retrans: u32,
+    /// `tcpi_dsack_dups` at the last sample and at the start (`None`: the kernel lacks it).
+    last_dsack: Option<u32>,
+    base_dsack: Option<u32>,
     /// TCP figures of the sender side.
     pub max_cwnd: u64,
     /// Largest peer window.
@@ -132,6 +135,8 @@ pub(crate) struct StreamTotals {
     pub mean_rtt: u64,
     /// Reordering events seen at the last sample.
     pub reorder: u64,
+    /// Of `retransmits`, those reported back as duplicates (DSACK): spurious.
+    pub spurious: Option<u64>,
     /// UDP figures (UDP streams only).
     pub udp: Option<UdpTotals>,
     /// TCP sender: what limited it, from TCP_INFO at the last sample.
@@ -153,7 +158,7 @@ pub(crate) struct Limited {
 
 impl StreamSampler {
     pub(crate) fn new(now: Instant, s: &Stream) -> Self {
-        let retrans = if s.sender { retrans_of(s) } else { 0 };
+        let (retrans, dsack) = if s.sender { retrans_of(s) } else { (0, None) };
         Self {
             start: now,
             last_t: now,
@@ -161,6 +166,8 @@ impl StreamSampler {
             base_bytes: s.counters.bytes(),
             last_retrans: retrans,
             base_retrans: retrans,
+            last_dsack: dsack,
+            base_dsack: dsack,
             max_cwnd: 0,
             max_wnd: 0,
             max_rtt: 0,
@@ -218,6 +225,9 @@ impl StreamSampler {
             if let Ok(ti) = wireperf_sys::tcp_info(s.socket_ref()) {
                 let retrans = ti.total_retrans.saturating_sub(self.last_retrans);
                 self.last_retrans = ti.total_retrans;
+                if ti.has_dsack_dups() {
+                    self.last_dsack = Some(ti.dsack_dups);
+                }
                 let cwnd = ti.cwnd_bytes();
                 let rtt = u64::from(ti.rtt_us);
                 out.retransmits = Some(u64::from(retrans));
@@ -249,6 +259,13 @@ impl StreamSampler {
         out
     }
 
+    /// Spurious retransmits since the start: the DSACK duplicates, at most the retransmits (a
+    /// duplicate can also be an original that was delayed, never retransmitted).
+    fn spurious(&self) -> Option<u64> {
+        let dups = self.last_dsack?.wrapping_sub(self.base_dsack?);
+        Some(u64::from(dups).min(u64::from(self.last_retrans.saturating_sub(self.base_retrans))))
+    }
+
     /// Marks the final sample time (TEST_END).
     pub(crate) fn finish(&mut self, now: Instant) {
         self.end_secs = Some(now.duration_since(self.start).as_secs_f64());
@@ -267,6 +284,7 @@ impl StreamSampler {
             min_rtt: self.min_rtt,
             mean_rtt: self.rtt_sum.checked_div(self.rtt_n).unwrap_or(0),
             reorder: self.reorder,
+            spurious: self.spurious(),
             limited: self.limited,
             udp: s.is_udp().then(|| {
                 let (m, b) = (UdpMark::read(s), self.udp_base);
@@ -303,11 +321,14 @@ pub(crate) struct LocalStream {
     pub totals: StreamTotals,
 }
 
-fn retrans_of(s: &Stream) -> u32 {
+/// A TCP stream's `tcpi_total_retrans` and `tcpi_dsack_dups` (when the kernel has it).
+fn retrans_of(s: &Stream) -> (u32, Option<u32>) {
     if s.is_udp() {
-        return 0;
+        return (0, None);
     }
-    wireperf_sys::tcp_info(s.socket_ref()).map(|t| t.total_retrans).unwrap_or(0)
+    wireperf_sys::tcp_info(s.socket_ref())
+        .map(|t| (t.total_retrans, t.has_dsack_dups().then_some(t.dsack_dups)))
+        .unwrap_or((0, None))
 }
 
 /// Loss percentage, 0 when nothing was expected.

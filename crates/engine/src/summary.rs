@@ -55,6 +55,7 @@ fn stream_end(l: &LocalStream, peer: Option<&StreamResult>) -> EndStream {
         let sender = Summary {
             retransmits: Some(t.retransmits),
             reorder: Some(t.reorder),
+            wireperf_spurious_retransmits: t.spurious,
             max_snd_cwnd: Some(t.max_cwnd),
             max_snd_wnd: Some(t.max_wnd),
             max_rtt: Some(t.max_rtt),

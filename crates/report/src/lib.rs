@@ -19,7 +19,7 @@
 //! - [`view`]: what a report page is drawn from ([`ReportInput`], [`RunView`]): plain values,
 //!   independent of the history store.
 //! - [`svg`]: hand-written SVG charts (throughput per stream and sum, retransmits, cwnd, run
-//!   overlays) with nice axes and stable colours ([`render_svg`], [`all_charts`]).
+//!   overlays, both hosts' per-CPU load from the bottleneck watch) with nice axes and stable colours ([`render_svg`], [`all_charts`]).
 //! - [`html`]: the self-contained HTML report ([`render_html`]): metadata, summary table,
 //!   charts, verdicts, doctor findings, comparison. Its end-of-test figures are the report's
 //!   [`TestOutcome`](wireperf_protocol::TestOutcome); human rates and changes are
@@ -43,4 +43,4 @@ pub use text::prefix::{Printed, prefix_lines};
 pub use text::summary::{render_summary, render_summary_calls};
 pub use text::{Role, TextContext};
 pub use units::{UnitError, format_c_number, format_g, format_unit, parse_rate, parse_rate_burst, parse_size};
-pub use view::{ReportInput, RunView};
+pub use view::{PhaseWatch, ReportInput, RunView};

@@ -32,12 +32,30 @@ pub struct RunView {
     /// The doctor's findings for the interface that carried the traffic: a list of findings,
     /// an object with `findings`, or a whole `wireperf doctor --json` document.
     pub findings: Option<serde_json::Value>,
+    /// What the bottleneck watch saw in each watched phase (empty: none was watched).
+    pub watch: Vec<PhaseWatch>,
+}
+
+/// One phase's bottleneck watch, as stored: the verdicts and both hosts' per-CPU load.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PhaseWatch {
+    /// The phase's name (as in [`RunView::phases`]).
+    pub phase: String,
+    /// The verdicts, one per direction (any JSON list; see `html::notes`).
+    pub bottleneck: Option<serde_json::Value>,
+    /// `{"client": {"t": [...], "cpus": [[busy %...], ...], "softirq": [...]}, "server": ...}`.
+    pub cpu_load: Option<serde_json::Value>,
 }
 
 impl RunView {
     /// The report of the first phase called `name`.
     pub fn phase(&self, name: &str) -> Option<&TestReport> {
         self.phases.iter().find(|(n, _)| n == name).map(|(_, r)| r)
+    }
+
+    /// The watch of the phase called `name`, when it was watched.
+    pub fn watch_of(&self, name: &str) -> Option<&PhaseWatch> {
+        self.watch.iter().find(|w| w.phase == name)
     }
 
     /// `run 12` or `run 12 · selftest`.

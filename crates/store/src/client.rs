@@ -2,16 +2,27 @@
 
 use std::path::Path;
 
+use serde_json::Value;
 use wireperf_protocol::schema::TestReport;
 
 use crate::error::StoreError;
 use crate::model::{NewRun, RunId, RunKind};
 use crate::store::Store;
 
-/// Stores one client test in the database at `db` (default location when `None`).
-pub fn save_client_run(db: Option<&Path>, report: &TestReport, command_line: &str) -> Result<RunId, StoreError> {
+/// Stores one client test in the database at `db` (default location when `None`), with its
+/// bottleneck verdicts and per-CPU load when it was watched (`--why`).
+pub fn save_client_run(
+    db: Option<&Path>,
+    report: &TestReport,
+    command_line: &str,
+    watched: Option<(Value, Value)>,
+) -> Result<RunId, StoreError> {
     let mut store = Store::open_default(db)?;
-    let run = NewRun::single(RunKind::Client, Some(command_line.to_string()), report.clone());
+    let mut run = NewRun::single(RunKind::Client, Some(command_line.to_string()), report.clone());
+    if let (Some((bottleneck, cpu_load)), Some(p)) = (watched, run.phases.first_mut()) {
+        p.bottleneck = Some(bottleneck);
+        p.cpu_load = Some(cpu_load);
+    }
     store.insert_run(&run)
 }
 

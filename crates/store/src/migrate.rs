@@ -112,8 +112,15 @@ ALTER TABLE runs ADD COLUMN label TEXT;
 CREATE INDEX runs_by_time ON runs(time_unix);
 ";
 
+/// Version 3: the bottleneck watch per phase: its verdicts (a JSON list, one per direction)
+/// and both hosts' per-CPU load over the phase (JSON; drawn by the HTML report).
+const V3: &str = "
+ALTER TABLE phases ADD COLUMN bottleneck TEXT;
+ALTER TABLE phases ADD COLUMN cpu_load TEXT;
+";
+
 /// All migrations; index `n` upgrades version `n` to `n + 1`.
-pub const MIGRATIONS: &[&str] = &[V1, V2];
+pub const MIGRATIONS: &[&str] = &[V1, V2, V3];
 
 /// The schema version this build reads and writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -92,13 +92,17 @@ pub struct NewPhase {
     pub report: TestReport,
     /// The document's text exactly as read (imports); `None` stores `report` serialized.
     pub document: Option<String>,
+    /// What held each direction back (`--why`, suite, selftest): the verdicts as JSON.
+    pub bottleneck: Option<Value>,
+    /// Both hosts' per-CPU load over the phase, as JSON (the watch's samples, for charts).
+    pub cpu_load: Option<Value>,
 }
 
 impl NewPhase {
     /// A phase from a report, with its side detected from the report.
     pub fn new(name: impl Into<String>, report: TestReport) -> NewPhase {
         let side = Side::of(&report);
-        NewPhase { name: name.into(), side, report, document: None }
+        NewPhase { name: name.into(), side, report, document: None, bottleneck: None, cpu_load: None }
     }
 }
 
@@ -257,6 +261,12 @@ pub struct PhaseDetail {
     /// The full `-J` document as stored.
     #[serde(rename = "report", serialize_with = "as_json_value")]
     pub document: String,
+    /// The bottleneck verdicts of the phase, when it was watched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bottleneck: Option<Value>,
+    /// Both hosts' per-CPU load over the phase, when it was watched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_load: Option<Value>,
 }
 
 impl PhaseDetail {

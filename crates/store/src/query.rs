@@ -124,7 +124,8 @@ impl Store {
         let mut st = self.conn.prepare(
             "SELECT seq, name, side, num_streams, protocol, direction, duration, sent_bytes, sent_bps,
                     received_bytes, received_bps, retransmits, cpu_host, cpu_remote, error,
-                    upload_bps, download_bps, jitter_ms, lost_packets, packets, lost_percent, document
+                    upload_bps, download_bps, jitter_ms, lost_packets, packets, lost_percent, document,
+                    bottleneck, cpu_load
              FROM phases WHERE run_id = ?1 ORDER BY seq",
         )?;
         let mut phases: Vec<PhaseDetail> = st
@@ -143,6 +144,8 @@ impl Store {
                     packets: r.get(19)?,
                     lost_percent: r.get(20)?,
                     document: r.get(21)?,
+                    bottleneck: json_column(r.get(22)?),
+                    cpu_load: json_column(r.get(23)?),
                     intervals: Vec::new(),
                     streams: Vec::new(),
                 })
@@ -210,4 +213,10 @@ impl Store {
         })?
         .collect()
     }
+}
+
+/// A JSON text column; text that does not parse (written by hand, or damaged) reads as absent,
+/// never as an error: the run's figures stay readable.
+fn json_column(text: Option<String>) -> Option<serde_json::Value> {
+    text.and_then(|t| serde_json::from_str(&t).ok())
 }

@@ -3,6 +3,7 @@
 //! Rates are decimal (1 Gbit/s = 10^9 bit/s) and sizes binary (1 GByte = 2^30 bytes), as in
 //! iperf3's output, so numbers read the same as the test printed them.
 
+use serde_json::Value;
 use std::fmt::Write;
 
 use crate::compare::{Comparison, Unit};
@@ -196,6 +197,9 @@ fn phase_text(out: &mut String, p: &PhaseDetail) {
     if let Some(e) = &f.error {
         let _ = writeln!(out, "  error: {e}");
     }
+    for line in bottleneck_lines(p.bottleneck.as_ref()) {
+        let _ = writeln!(out, "  {line}");
+    }
     if !p.streams.is_empty() {
         use Align::{Left as L, Right as R};
         let header = [
@@ -250,6 +254,32 @@ fn phase_text(out: &mut String, p: &PhaseDetail) {
         let _ = writeln!(out, "  intervals, {} (sum over streams):", dir.as_str());
         table(out, "    ", &header, &rows);
     }
+}
+
+/// One line per stored verdict: `bottleneck client→server: receiver-cpu (server), also
+/// receiver-window (server); retransmits 40 (2 real, 38 spurious)`. Read from the JSON by
+/// field name, so a verdict of another wireperf version shows what it has.
+fn bottleneck_lines(v: Option<&Value>) -> Vec<String> {
+    let limit = |l: &Value| format!("{} ({})", l["limit"].as_str().unwrap_or("?"), l["side"].as_str().unwrap_or("?"));
+    v.and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|verdict| {
+            let mut line = format!("bottleneck {}: {}", verdict["direction"].as_str().unwrap_or("?"), limit(verdict));
+            let also: Vec<String> = verdict["also"].as_array().into_iter().flatten().map(limit).collect();
+            if !also.is_empty() {
+                line.push_str(&format!(", also {}", also.join(", ")));
+            }
+            let r = &verdict["retransmits"];
+            if let (Some(t), Some(real), Some(sp)) = (r["total"].as_u64(), r["real"].as_u64(), r["spurious"].as_u64()) {
+                line.push_str(&format!("; retransmits {t} ({real} real, {sp} spurious)"));
+            }
+            if verdict["far_side_seen"] == Value::Bool(false) {
+                line.push_str("; the server's host was not seen");
+            }
+            line
+        })
+        .collect()
 }
 
 /// `history show`.

@@ -207,9 +207,9 @@ fn insert_phase(
         "INSERT INTO phases (run_id, seq, name, side, protocol, direction, num_streams, duration,
             sent_bytes, sent_bps, received_bytes, received_bps, upload_bps, download_bps,
             retransmits, cpu_host, cpu_remote, jitter_ms, lost_packets, packets, lost_percent,
-            error, document)
+            error, document, bottleneck, cpu_load)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
-            ?19, ?20, ?21, ?22, ?23)",
+            ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
         params![
             run,
             seq,
@@ -234,6 +234,8 @@ fn insert_phase(
             f.lost_percent,
             g.error,
             doc,
+            phase.bottleneck.as_ref().map(|v| v.to_string()),
+            phase.cpu_load.as_ref().map(|v| v.to_string()),
         ],
     )?;
     let mut ins = tx.prepare_cached(

@@ -33,6 +33,11 @@ pub struct SenderLimits {
     pub rwnd_limited_us: u64,
     /// Waiting for the send buffer.
     pub sndbuf_limited_us: u64,
+    /// Of the streams' retransmits, those the receiver reported back as duplicates (TCP_INFO
+    /// `dsack_dups`): spurious. `None` when no stream's kernel reported it (or an older
+    /// wireperf server sent the reply).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spurious_retransmits: Option<u64>,
 }
 
 /// Starts watching this host for a test to or from `peer` (the interface is the route's).
@@ -55,6 +60,9 @@ pub fn sender_limits(end: &End, local_sends: bool) -> Option<SenderLimits> {
         o.busy_us += busy;
         o.rwnd_limited_us += s.rwnd_limited_us.unwrap_or(0);
         o.sndbuf_limited_us += s.sndbuf_limited_us.unwrap_or(0);
+        if let Some(sp) = s.wireperf_spurious_retransmits {
+            *o.spurious_retransmits.get_or_insert(0) += sp;
+        }
     }
     out
 }
@@ -110,6 +118,7 @@ fn direction(
             d.busy_us = Some(l.busy_us);
             d.rwnd_limited_us = Some(l.rwnd_limited_us);
             d.sndbuf_limited_us = Some(l.sndbuf_limited_us);
+            d.spurious_retransmits = l.spurious_retransmits;
         }
     }
     Some(d)
@@ -125,6 +134,18 @@ pub fn parse_reply(v: &Value) -> Option<WatchReply> {
 pub fn verdicts(report: &TestReport, client: Option<&Series>, server: Option<&WatchReply>) -> Vec<Verdict> {
     let hosts = Hosts { client, server: server.map(|r| &r.series) };
     directions(report, server.and_then(|r| r.tcp_sender)).iter().map(|d| watch::diagnose(d, hosts)).collect()
+}
+
+/// Both hosts' per-CPU load over the test (`{"client": …, "server": …}`, a host that was not
+/// watched is absent), as the history stores it for the HTML report's CPU charts.
+pub fn cpu_load(client: Option<&Series>, server: Option<&WatchReply>) -> Value {
+    let mut m = serde_json::Map::new();
+    for (name, s) in [("client", client), ("server", server.map(|r| &r.series))] {
+        if let Some(v) = s.filter(|s| s.usable()).and_then(|s| serde_json::to_value(s.cpu_load()).ok()) {
+            m.insert(name.into(), v);
+        }
+    }
+    Value::Object(m)
 }
 
 /// The server's IP address as a client will reach it (the first resolved one).
@@ -240,6 +261,7 @@ mod tests {
         let snd = Summary {
             sender: true,
             retransmits: Some(7),
+            wireperf_spurious_retransmits: Some(3),
             busy_time_us: Some(1_000_000),
             rwnd_limited_us: Some(600_000),
             sndbuf_limited_us: Some(0),
@@ -252,6 +274,7 @@ mod tests {
         assert_eq!(d.len(), 1);
         assert!(d[0].client_sends && !d[0].udp);
         assert_eq!(d[0].retransmits, Some(7));
+        assert_eq!(d[0].spurious_retransmits, Some(6), "summed over the two streams");
         assert_eq!((d[0].busy_us, d[0].rwnd_limited_us), (Some(2_000_000), Some(1_200_000)));
     }
 
@@ -259,10 +282,10 @@ mod tests {
     fn download_takes_the_far_senders_limits_from_its_reply() {
         let mut r = report(1, "TCP");
         r.end.sum_received = Some(Summary::default());
-        let far = SenderLimits { busy_us: 10, rwnd_limited_us: 9, sndbuf_limited_us: 0 };
+        let far = SenderLimits { busy_us: 10, rwnd_limited_us: 9, sndbuf_limited_us: 0, spurious_retransmits: Some(2) };
         let d = directions(&r, Some(far));
         assert!(!d[0].client_sends);
-        assert_eq!(d[0].rwnd_limited_us, Some(9));
+        assert_eq!((d[0].rwnd_limited_us, d[0].spurious_retransmits), (Some(9), Some(2)));
         assert_eq!(directions(&r, None)[0].busy_us, None);
     }
 

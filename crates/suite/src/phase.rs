@@ -80,11 +80,22 @@ pub struct PhaseResult {
     /// What held each direction back (one verdict per direction; empty when the phase was
     /// not watched: iperf 2 peers, or a failed phase).
     pub bottleneck: Vec<Verdict>,
+<<<<<<< HEAD
     /// Round trips idle and under this phase's load (`--latency`), in the shape of
     /// [`wireperf_latency::LatencySummary::to_json`]; the probes themselves are in the
     /// report's `wireperf_latency` key. `None` when the phase was not probed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub latency: Option<serde_json::Value>,
+=======
+    /// Both hosts' per-CPU load over the phase (see [`bottleneck::cpu_load`]); kept for the
+    /// history, not in the suite's JSON.
+    #[serde(skip)]
+    pub cpu_load: Option<serde_json::Value>,
+    /// Why the phase has no bottleneck verdict although it ran (iperf 2 peers), said in the
+    /// output rather than left as an empty list.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bottleneck_not_watched: Option<String>,
+>>>>>>> watch2
 }
 
 impl PhaseResult {
@@ -117,6 +128,8 @@ impl PhaseResult {
                 .map(|l| l.to_json()),
             report,
             bottleneck: Vec::new(),
+            cpu_load: None,
+            bottleneck_not_watched: None,
         }
     }
 }
@@ -180,11 +193,20 @@ pub fn run_phase_probed(
         }
         let mut r = PhaseResult::from_report(phase, out.report, out.error.map(|e| e.to_string()));
         if r.error.is_none() {
+<<<<<<< HEAD
             r.bottleneck = bottleneck::verdicts(&r.report, local.as_ref(), peer.far().as_ref());
+=======
+            let far = obs.far();
+            r.bottleneck = bottleneck::verdicts(&r.report, local.as_ref(), far.as_ref());
+            r.cpu_load = Some(bottleneck::cpu_load(local.as_ref(), far.as_ref()));
+>>>>>>> watch2
         }
         return r;
     }
 }
+
+/// Why iperf 2 phases carry no bottleneck verdict.
+pub const IPERF2_NOT_WATCHED: &str = "not watched: iperf 2 has no results exchange, so neither the server's samples nor the receiver's count of an upload reach this host";
 
 /// How often a phase start is retried (see [`run_phase`]).
 const RETRIES: u32 = 10;
@@ -227,6 +249,7 @@ pub fn run_phase_iperf2(base: &ClientConfig, phase: Phase, time: u32, parallel: 
     if p.error.is_none() && silent {
         p.error = Some("no data moved in this phase: the iperf 2 server closed the connection".to_string());
     }
+    p.bottleneck_not_watched = Some(IPERF2_NOT_WATCHED.to_string());
     p
 }
 

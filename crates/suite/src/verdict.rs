@@ -241,6 +241,8 @@ mod tests {
             report: Default::default(),
             bottleneck: Vec::new(),
             latency: None,
+            cpu_load: None,
+            bottleneck_not_watched: None,
         };
         let s = asymmetry(&[mk(Phase::Upload, 2.3e9, 0.0), mk(Phase::Download, 0.0, 0.6e9)]).unwrap();
         assert!(s.starts_with("download (600 Mbit/s) is 74% slower than upload"), "{s}");

@@ -89,6 +89,9 @@ pub struct TcpInfo {
     pub segs_out: u32,
     /// Segments received (`tcpi_segs_in`).
     pub segs_in: u32,
+    /// Segments the peer reported back as received twice (`tcpi_dsack_dups`; Linux ≥ 4.19):
+    /// retransmits that were spurious (reordering or an early timer), not losses.
+    pub dsack_dups: u32,
     /// Reordering events seen (`tcpi_reord_seen`; Linux ≥ 4.19).
     pub reord_seen: u32,
 }
@@ -98,6 +101,13 @@ impl TcpInfo {
     /// and reports as `snd_cwnd` in `-J` output. Computed in `u64` so it cannot overflow.
     pub fn cwnd_bytes(&self) -> u64 {
         u64::from(self.snd_cwnd) * u64::from(self.snd_mss)
+    }
+
+    /// Whether the kernel filled `tcpi_dsack_dups` (and `tcpi_reord_seen` after it): Linux 4.19
+    /// added both; an older kernel's shorter struct leaves them 0, which must not read as
+    /// "no spurious retransmits".
+    pub fn has_dsack_dups(&self) -> bool {
+        self.len >= std::mem::offset_of!(libc::tcp_info, tcpi_reord_seen) + 4
     }
 
     /// Whether the connection is in the established state.
@@ -139,6 +149,7 @@ impl TcpInfo {
             bytes_retrans: r.tcpi_bytes_retrans,
             segs_out: r.tcpi_segs_out,
             segs_in: r.tcpi_segs_in,
+            dsack_dups: r.tcpi_dsack_dups,
             reord_seen: r.tcpi_reord_seen,
         }
     }
@@ -237,9 +248,27 @@ mod tests {
         assert_eq!(old.snd_wnd, 0);
         assert_eq!(old.bytes_sent, 0);
         assert_eq!(old.rcv_wnd, 0);
+        assert!(!old.has_dsack_dups(), "4.17's struct has no tcpi_dsack_dups");
+        // Cut just before tcpi_reord_seen's end: still unknown.
+        let short = tcp_info_truncated(&client, offset_of!(libc::tcp_info, tcpi_reord_seen) + 3).unwrap();
+        assert!(!short.has_dsack_dups());
         let full = tcp_info(&client).unwrap();
         assert!(full.len <= size_of::<libc::tcp_info>());
         assert!(full.len > cut);
+        assert!(full.has_dsack_dups(), "kernel is ≥ 4.19");
+    }
+
+    /// `tcpi_dsack_dups` sits right before `tcpi_reord_seen`, after `tcpi_bytes_retrans`, as in
+    /// the kernel's `struct tcp_info` (include/uapi/linux/tcp.h, Linux 4.19+).
+    #[test]
+    fn dsack_dups_offset_matches_the_kernel_layout() {
+        assert_eq!(offset_of!(libc::tcp_info, tcpi_dsack_dups), offset_of!(libc::tcp_info, tcpi_bytes_retrans) + 8);
+        assert_eq!(offset_of!(libc::tcp_info, tcpi_reord_seen), offset_of!(libc::tcp_info, tcpi_dsack_dups) + 4);
+        // The kernel header's offsets on x86_64 (offsetof on <linux/tcp.h>: 208, 216).
+        if cfg!(target_arch = "x86_64") {
+            assert_eq!(offset_of!(libc::tcp_info, tcpi_bytes_retrans), 208);
+            assert_eq!(offset_of!(libc::tcp_info, tcpi_dsack_dups), 216);
+        }
     }
 
     #[test]

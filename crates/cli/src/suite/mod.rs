@@ -18,6 +18,12 @@ pub fn save(
     let mut run = wireperf_store::NewRun::new(kind, Some(wireperf_store::current_command_line()));
     for p in &result.phases {
         run = run.phase(p.phase.name(), p.report.clone());
+        if let Some(stored) = run.phases.last_mut()
+            && !p.bottleneck.is_empty()
+        {
+            stored.bottleneck = serde_json::to_value(&p.bottleneck).ok();
+            stored.cpu_load.clone_from(&p.cpu_load);
+        }
     }
     run.doctor = result.link.doctor.as_ref().and_then(|d| serde_json::to_value(d).ok());
     run.findings = result.link.doctor.as_ref().and_then(|d| serde_json::to_value(&d.findings).ok());

@@ -59,9 +59,12 @@ pub fn render(r: &SuiteResult) -> String {
             s.push_str(&format!("  [{mark}] {}: {}\n", v.phase, v.text));
         }
     }
-    if r.phases.iter().any(|p| !p.bottleneck.is_empty()) {
+    if r.phases.iter().any(|p| !p.bottleneck.is_empty() || p.bottleneck_not_watched.is_some()) {
         s.push_str("\nbottlenecks:\n");
         for p in &r.phases {
+            if let Some(why) = &p.bottleneck_not_watched {
+                s.push_str(&format!("  {}: {why}\n", p.phase.name()));
+            }
             for v in &p.bottleneck {
                 s.push_str(&format!(
                     "  {} {}: {} ({})\n",

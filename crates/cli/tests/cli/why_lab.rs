@@ -30,11 +30,30 @@ impl Peer {
 /// Runs `wireperf -c B --why -J args` from A against a one-shot server in B and returns the
 /// first verdict (and the whole document for further checks).
 fn verdict(lab: &Lab, peer: Peer, args: &[&str]) -> (Value, Value) {
-    let server = lab.start_server(Side::B, &peer.bin(), &["-1"]);
+    verdict_with(lab, peer, args, None)
+}
+
+/// [`verdict`], with the client or the server (`starve`) run on one CPU that a competing
+/// busy process holds, in the idle scheduling class (`taskset -c CPU chrt -i 0`): it runs only
+/// when nothing else wants that CPU.
+fn verdict_with(lab: &Lab, peer: Peer, args: &[&str], starve: Option<(Side, &Hog)>) -> (Value, Value) {
+    let cpu = starve.map(|(_, h)| h.cpu.to_string()).unwrap_or_default();
+    let starved = |side: Side, program: &std::path::Path, a: &[&str]| {
+        let mut argv: Vec<&str> = Vec::new();
+        if starve.is_some_and(|(s, _)| s == side) {
+            argv.extend(["-c", cpu.as_str(), "chrt", "-i", "0"]);
+            argv.push(program.to_str().unwrap());
+            argv.extend_from_slice(a);
+            lab.command(side, std::path::Path::new("taskset"), &argv)
+        } else {
+            lab.command(side, program, a)
+        }
+    };
     let port = LAB_PORT.to_string();
+    let server = lab.spawn_server(Side::B, starved(Side::B, &peer.bin(), &["-s", "-p", &port, "-1"]));
     let mut a = vec!["-c", lab.addr(Side::B), "-p", &port, "-t", "2", "--why", "-J", "--no-save"];
     a.extend_from_slice(args);
-    let out = lab.run(Side::A, &wireperf(), &a);
+    let out = lab.run_command(starved(Side::A, &wireperf(), &a));
     let _ = server.finish(Duration::from_secs(10));
     assert_ok(&out);
     let doc = json_of(&out);
@@ -129,6 +148,72 @@ fn lab_why_udp_beyond_the_clients_socket_is_receiver_socket_stock_server() {
     let lab = Lab::new(LabConfig::default());
     let (v, _) = verdict(&lab, Peer::Stock, &["-u", "-b", "2G", "-l", "1400", "-w", "16K", "-R"]);
     assert_limit(&v, "receiver-socket", "client");
+}
+
+/// A busy loop on one CPU (the last online one), the competing process of the CPU-starvation
+/// scenarios: bounded by `timeout` (12 s) and ended on drop (SIGTERM to `timeout`, which
+/// passes it on to the loop). It runs at nice 10, like the suite's own test runs, so it
+/// starves only the idle-class test process, not the other tests running beside it.
+struct Hog {
+    cpu: usize,
+    child: std::process::Child,
+}
+
+impl Hog {
+    fn start() -> Hog {
+        let cpu = std::thread::available_parallelism().map_or(1, |n| n.get()) - 1;
+        let child = std::process::Command::new("taskset")
+            .args(["-c", &cpu.to_string(), "nice", "-n", "10", "timeout", "12", "sh", "-c", "while :; do :; done"])
+            .spawn()
+            .expect("the CPU-starvation lab needs taskset, chrt (util-linux), nice and timeout (coreutils)");
+        // Let it take the CPU before the test starts.
+        std::thread::sleep(Duration::from_millis(200));
+        Hog { cpu, child }
+    }
+}
+
+impl Drop for Hog {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
+        let _ = self.child.wait();
+    }
+}
+
+fn evidence(v: &Value) -> String {
+    v["evidence"].as_array().unwrap().iter().map(|e| e.as_str().unwrap_or("")).collect::<Vec<_>>().join(" | ")
+}
+
+#[test]
+fn lab_why_a_server_starved_of_its_cpu_is_receiver_cpu() {
+    // The reading server runs on one CPU that a busy loop holds, at the lowest priority: its
+    // receive queue fills, the window closes, and the client sees rwnd_limited time. The
+    // window is the sign, the CPU the cause.
+    let lab = Lab::new(LabConfig::default());
+    let hog = Hog::start();
+    let (v, _) = verdict_with(&lab, Peer::Wireperf, &[], Some((Side::B, &hog)));
+    assert_limit(&v, "receiver-cpu", "server");
+    let ev = evidence(&v);
+    assert!(ev.contains(&format!("CPU{}", hog.cpu)) && ev.contains("run queue"), "{v}");
+    assert!(ev.contains("another process"), "{v}");
+}
+
+#[test]
+fn lab_why_a_client_starved_of_its_cpu_is_receiver_cpu_stock_server() {
+    // A stock server sends no samples: receive on the starved client (-R), where they are seen.
+    let lab = Lab::new(LabConfig::default());
+    let hog = Hog::start();
+    let (v, _) = verdict_with(&lab, Peer::Stock, &["-R"], Some((Side::A, &hog)));
+    assert_limit(&v, "receiver-cpu", "client");
+    assert!(evidence(&v).contains("run queue"), "{v}");
+}
+
+#[test]
+fn lab_why_a_sender_starved_of_its_cpu_is_sender_cpu() {
+    let lab = Lab::new(LabConfig::default());
+    let hog = Hog::start();
+    let (v, _) = verdict_with(&lab, Peer::Wireperf, &[], Some((Side::A, &hog)));
+    assert_limit(&v, "sender-cpu", "client");
+    assert!(evidence(&v).contains(&format!("CPU{}", hog.cpu)), "{v}");
 }
 
 fn clean(peer: Peer) {

@@ -8,6 +8,8 @@
 //!   `/proc/self/stat`.
 //! - `sample.rs` — [`Sample`] (counters at one moment, read below a base path) and [`Series`].
 //! - `facts.rs` — the static part of a series: line rate, USB cap, shaper, buffer sysctls.
+//! - `threads.rs` — [`threads::ThreadTracker`]: the test's own threads' time on each CPU and
+//!   their run-queue wait for it (a starved reader).
 //! - `sampler.rs` — [`Watch`]: the background thread sampling at the interval rate, and new
 //!   kernel log lines from `/dev/kmsg`.
 //! - `series.rs` — deltas over a series (CPU shares, MIB/NIC counter changes, NET_RX split).
@@ -22,6 +24,7 @@ pub mod rules;
 pub mod sample;
 pub mod sampler;
 pub mod series;
+pub mod threads;
 pub mod verdict;
 
 #[cfg(test)]

@@ -138,9 +138,35 @@ pub fn parse_pid_stat_cpu(text: &str) -> Option<(u64, u64)> {
     Some((f.get(11)?.parse().ok()?, f.get(12)?.parse().ok()?))
 }
 
+/// Words that mark a NIC driver counter (`ethtool -S`) as a drop or an error: only those are
+/// kept, so a sample stays small (a driver may list hundreds of per-queue packet counters).
+const DRIVER_COUNTER_WORDS: &[&str] = &["drop", "miss", "err", "fifo", "over", "discard", "crc", "timeout", "fail"];
+
+/// The drop and error counters of `ethtool -S IF` (`     name: value` lines).
+pub fn parse_ethtool_stats(text: &str) -> BTreeMap<String, u64> {
+    text.lines()
+        .filter_map(|l| {
+            let (name, value) = l.split_once(':')?;
+            let name = name.trim();
+            let lower = name.to_ascii_lowercase();
+            let wanted = DRIVER_COUNTER_WORDS.iter().any(|w| lower.contains(w));
+            Some((name.to_string(), value.trim().parse().ok()?)).filter(|_| wanted && !name.contains(' '))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ethtool_stats_keep_drop_and_error_counters() {
+        let s = "NIC statistics:\n     peer_ifindex: 2\n     rx_queue_0_xdp_packets: 7\n     rx_queue_0_drops: 3\n     rx_missed_errors: 9\n     tx_timeout: 1\n     rx_crc_errors: x\n";
+        let m = parse_ethtool_stats(s);
+        assert_eq!(m.len(), 3, "{m:?}");
+        assert_eq!((m["rx_queue_0_drops"], m["rx_missed_errors"], m["tx_timeout"]), (3, 9, 1));
+        assert!(parse_ethtool_stats("no stats available\n").is_empty());
+    }
 
     #[test]
     fn proc_stat_per_cpu() {

@@ -17,6 +17,13 @@ const AT_CEILING: f64 = 0.85;
 const LIMITED_SHARE: f64 = 0.2;
 /// A CPU at least this busy is saturated.
 const CPU_SATURATED: f64 = 0.9;
+/// The test's threads waited on their CPU's run queue at least this share of the watch, and
+/// [`STARVED_RATIO`] times longer than they ran there: starved of that CPU. An idle reader
+/// waits for data, not for a CPU, and shows none; on a host that is merely busy a reader waits
+/// about as long as it runs.
+const STARVED_SHARE: f64 = 0.5;
+/// See [`STARVED_SHARE`].
+const STARVED_RATIO: f64 = 4.0;
 /// Real retransmits above this share of the segments sent are path loss.
 const LOSS_SHARE: f64 = 0.001;
 /// Drops above this share of the datagrams are a finding.
@@ -48,7 +55,7 @@ pub fn diagnose(dir: &Direction, hosts: Hosts<'_>) -> Verdict {
     loss(dir, hosts, retransmits, &mut found, &mut not_checked);
     for (side, role) in [(sender, Role::Sender), (receiver, Role::Receiver)] {
         if let Some(s) = hosts.of(side).filter(|s| s.usable()) {
-            cpu(s, side, role, &mut found);
+            cpu(dir, s, side, role, &mut found);
             if role == Role::Receiver {
                 nic_drops(s, side, &mut found);
                 tcp_socket_drops(dir, s, side, &mut found);
@@ -125,18 +132,22 @@ fn ceilings(dir: &Direction, hosts: Hosts<'_>, found: &mut Vec<Limit>) {
     }
 }
 
-/// Retransmits split by DSACK: the sender's `TCPDSACKRecv` (or the receiver's
-/// `TCPDSACKOldSent`, when only it was seen) counts segments that arrived twice.
+/// Retransmits split by DSACK: the sender's own streams' TCP_INFO `dsack_dups` when they
+/// reported it (exact for this test), else the host's counters: the sender's `TCPDSACKRecv`
+/// (or the receiver's `TCPDSACKOldSent`, when only it was seen) count segments that arrived
+/// twice, over every connection of the host.
 pub fn retransmit_split(dir: &Direction, hosts: Hosts<'_>) -> Option<RetransmitSplit> {
     if dir.udp {
         return None;
     }
     let total = dir.retransmits?;
     let (sender, receiver) = dir.sender_receiver();
-    let dsack = hosts
-        .of(sender)
-        .and_then(|s| s.mib_delta("TcpExt.TCPDSACKRecv"))
-        .or_else(|| hosts.of(receiver).and_then(|s| s.mib_delta("TcpExt.TCPDSACKOldSent")))?;
+    let dsack = dir.spurious_retransmits.or_else(|| {
+        hosts
+            .of(sender)
+            .and_then(|s| s.mib_delta("TcpExt.TCPDSACKRecv"))
+            .or_else(|| hosts.of(receiver).and_then(|s| s.mib_delta("TcpExt.TCPDSACKOldSent")))
+    })?;
     let spurious = dsack.min(total);
     Some(RetransmitSplit { total, spurious, real: total - spurious })
 }
@@ -279,9 +290,18 @@ fn loss(
 
 /// `sender-cpu`, `receiver-cpu`: a CPU of that host was saturated. Names the CPU, its
 /// softirq share, and whether the network stack, the test itself or another process used it.
-fn cpu(s: &Series, side: Side, role: Role, found: &mut Vec<Limit>) {
+///
+/// The CPU looked at first is the one the test's own threads worked on (ran plus waited for),
+/// when it was saturated: a busy CPU elsewhere slows nothing of the test. When the test's
+/// threads also sat on that CPU's run queue for a good part of the watch, the test was starved
+/// of it; a starved receiver reads slowly, so its window closes and the sender shows
+/// `rwnd_limited` time: then the CPU is the cause and the window limit only its sign.
+fn cpu(dir: &Direction, s: &Series, side: Side, role: Role, found: &mut Vec<Limit>) {
     let shares = s.cpu_shares();
-    let Some(hot) = shares.iter().filter(|c| c.busy >= CPU_SATURATED).max_by(|a, b| a.busy.total_cmp(&b.busy)) else {
+    let mine = s.own_main_cpu();
+    let saturated = |c: &&super::series::CpuShare| c.busy >= CPU_SATURATED;
+    let on_mine = mine.and_then(|m| shares.iter().filter(saturated).find(|c| c.cpu == m.cpu));
+    let Some(hot) = on_mine.or_else(|| shares.iter().filter(saturated).max_by(|a, b| a.busy.total_cmp(&b.busy))) else {
         return;
     };
     let id = if role == Role::Sender { ids::SENDER_CPU } else { ids::RECEIVER_CPU };
@@ -295,11 +315,27 @@ fn cpu(s: &Series, side: Side, role: Role, found: &mut Vec<Limit>) {
         pct(hot.system),
         pct(hot.user)
     )];
+    let here = mine.filter(|m| m.cpu == hot.cpu);
+    let elapsed = s.elapsed();
+    // Starved: waited for the CPU much of the watch, and many times longer than it ran there
+    // (on a merely busy host a reader waits about as long as it runs).
+    let starved_share = here
+        .and_then(|m| m.wait_s.map(|w| (w, m.run_s)))
+        .filter(|(w, run)| *w >= STARVED_SHARE * elapsed && *w >= STARVED_RATIO * run)
+        .map(|(w, _)| (w / elapsed.max(f64::MIN_POSITIVE)).min(1.0));
+    let starved = starved_share.is_some();
+    if let Some(m) = here {
+        let wait = m.wait_s.map_or(String::new(), |w| format!(" and waited {w:.2} s for it on its run queue"));
+        ev.push(format!(
+            "the test's threads (summed) ran {:.2} s on CPU{}{wait}, over a {elapsed:.2} s watch",
+            m.run_s, m.cpu
+        ));
+    }
     let own = s.own_cpu();
     let net_share = hot.softirq + hot.irq;
     let who = if net_share >= 0.4 {
         "the network stack (softirq)"
-    } else if own.is_some_and(|o| o >= 0.5 * hot.busy) {
+    } else if !starved && own.is_some_and(|o| o >= 0.5 * hot.busy) {
         "the test itself"
     } else {
         "another process"
@@ -319,6 +355,9 @@ fn cpu(s: &Series, side: Side, role: Role, found: &mut Vec<Limit>) {
         let mask = crate::read::procfs::cpu_mask(&others);
         ev.push(format!("RPS is off on {iface}"));
         fix.push(format!("spread receive work: echo {mask} > /sys/class/net/{iface}/queues/rx-0/rps_cpus"));
+        fix.push(format!(
+            "or let wireperf apply it, reversibly: wireperf doctor {iface} --apply (undo: wireperf doctor --undo)"
+        ));
         fix.push("verify: grep NET_RX /proc/softirqs shows the other CPUs counting".to_string());
     } else if who == "another process" {
         fix.push(format!("find it: top -o %CPU on the {}; or pin the test to an idle CPU with -A", side.as_str()));
@@ -328,9 +367,25 @@ fn cpu(s: &Series, side: Side, role: Role, found: &mut Vec<Limit>) {
         fix.push(format!("spread interrupts: check the IRQ affinity of {iface} (/proc/interrupts) and RPS"));
     }
     // The flow's own counters (TCP_INFO, drops) are direct evidence; a busy CPU is weaker when
-    // another process used it (the test may have run elsewhere most of the time).
-    let weight = if who == "another process" { 0.45 } else { 0.7 };
-    found.push(limit(id, side, weight * hot.busy, ev, fix));
+    // another process used it (the test may have run elsewhere most of the time) unless the
+    // test's threads were seen waiting for that very CPU.
+    let mut strength = match starved_share {
+        // Ranked by how much of the watch the test spent waiting for its CPU.
+        Some(share) => 0.5 + 0.35 * share,
+        None if who == "another process" => 0.45 * hot.busy,
+        None => 0.7 * hot.busy,
+    };
+    let rwnd = dir.busy_us.filter(|b| *b > 0).zip(dir.rwnd_limited_us).map(|(b, r)| r as f64 / b as f64);
+    if let Some(share) = rwnd.filter(|sh| starved && role == Role::Receiver && *sh >= LIMITED_SHARE) {
+        ev.push(format!(
+            "the sender waited for this receiver's window {} of its busy time: the window stays closed while the reader waits for its CPU",
+            pct(share)
+        ));
+        fix.push("verify: rerun with --why; rwnd_limited falls and the test's run-queue wait is gone".to_string());
+        // Above the window limit it explains (see `tcp_limited`).
+        strength = strength.max(0.55 + share.min(1.0) / 2.0) + 0.05;
+    }
+    found.push(limit(id, side, strength, ev, fix));
 }
 
 /// `nic-drops`: the receiver's NIC, its ring or the per-CPU backlog dropped frames.
@@ -344,6 +399,17 @@ fn nic_drops(s: &Series, side: Side, found: &mut Vec<Limit>) {
             dropped += d;
         }
     }
+    // The driver's own counters (ethtool -S) say where in the NIC the frames went; drivers
+    // often fold them into rx_dropped too, so they count only beyond the sysfs figure.
+    let mut driver = 0;
+    for (k, d) in s.driver_deltas() {
+        let lower = k.to_ascii_lowercase();
+        if lower.contains("rx") && ["drop", "miss", "fifo", "over", "discard"].iter().any(|w| lower.contains(w)) {
+            driver += d;
+        }
+        ev.push(format!("{iface} driver counter {k} rose by {d} (ethtool -S)"));
+    }
+    dropped = dropped.max(driver);
     let backlog = s.softnet_delta().map_or(0, |(d, _)| d);
     if backlog > 0 {
         ev.push(format!("softnet backlog drops rose by {backlog}"));

@@ -259,3 +259,124 @@ fn the_json_shape_round_trips() {
     let s: Series = serde_json::from_str(&serde_json::to_string(&c).unwrap()).unwrap();
     assert_eq!(s, c);
 }
+
+/// `s` with the test's threads on `cpu`: `run_s` seconds on it and `wait_s` on its run queue.
+fn with_own_threads(mut s: Series, cpu: usize, run_s: f64, wait_s: Option<f64>) -> Series {
+    let n = s.samples[1].cpus.len();
+    let mut run = vec![0; n];
+    run[cpu] = (run_s * 1e9) as u64;
+    s.samples[1].own_run_ns = run;
+    if let Some(w) = wait_s {
+        let mut wait = vec![0; n];
+        wait[cpu] = (w * 1e9) as u64;
+        s.samples[1].own_wait_ns = wait;
+    }
+    s
+}
+
+/// CPU1 of a 2-CPU server held by another process (user time), over 2 s.
+fn server_with_cpu1_held() -> Series {
+    let mut cpus = idle(2);
+    cpus[1] = CpuTimes { user: 196, system: 3, idle: 1, ..Default::default() };
+    series(2.0, &cpus, &[], &[])
+}
+
+#[test]
+fn a_reader_starved_of_its_cpu_is_receiver_cpu_not_receiver_window() {
+    // The server pinned to CPU1, which a busy process holds: the reader ran 0.05 s and waited
+    // 1.8 s of 2 s for the CPU; the sender saw the window closed 90% of its busy time.
+    let s = with_own_threads(server_with_cpu1_held(), 1, 0.05, Some(1.8));
+    let c = series(2.0, &idle(2), &[], &[]);
+    let mut d = tcp_up(40e6);
+    d.rwnd_limited_us = Some(1_800_000);
+    let v = diagnose(&d, Hosts { client: Some(&c), server: Some(&s) });
+    assert_eq!((v.main.limit.as_str(), v.main.side), (ids::RECEIVER_CPU, Side::Server), "{v:?}");
+    let ev = v.main.evidence.join(" | ");
+    assert!(ev.contains("CPU1") && ev.contains("waited 1.80 s for it on its run queue"), "{ev}");
+    assert!(ev.contains("another process") && ev.contains("window 90%"), "{ev}");
+    // The window limit is still listed, as its sign.
+    assert_eq!(v.also.first().map(|a| a.limit.as_str()), Some(ids::RECEIVER_WINDOW));
+}
+
+#[test]
+fn a_window_limited_reader_that_did_not_wait_for_its_cpu_stays_receiver_window() {
+    // Same busy CPU, but the reader waited for data, not for the CPU (0.1 s on the run queue):
+    // the small window is the limit and the busy CPU only competes.
+    let s = with_own_threads(server_with_cpu1_held(), 1, 0.3, Some(0.1));
+    let mut d = tcp_up(40e6);
+    d.rwnd_limited_us = Some(1_800_000);
+    let v = diagnose(&d, Hosts { client: Some(&series(2.0, &idle(2), &[], &[])), server: Some(&s) });
+    assert_eq!(v.main.limit, ids::RECEIVER_WINDOW, "{v:?}");
+    // On a host that is merely busy (seen in the lab under load 15): the reader ran 0.78 s and
+    // waited 1.27 s for its CPU in 2 s. It got its share; the window is still the limit.
+    let busy = with_own_threads(server_with_cpu1_held(), 1, 0.78, Some(1.27));
+    let v = diagnose(&d, Hosts { client: Some(&series(2.0, &idle(2), &[], &[])), server: Some(&busy) });
+    assert_eq!(v.main.limit, ids::RECEIVER_WINDOW, "{v:?}");
+    // And a busy CPU the test did not run on is looked at only as the busiest one.
+    let elsewhere = with_own_threads(server_with_cpu1_held(), 0, 0.3, Some(1.5));
+    let v = diagnose(&d, Hosts { client: Some(&series(2.0, &idle(2), &[], &[])), server: Some(&elsewhere) });
+    assert_eq!(v.main.limit, ids::RECEIVER_WINDOW, "{v:?}");
+}
+
+#[test]
+fn without_run_queue_figures_a_held_cpu_does_not_outrank_the_window() {
+    // A kernel without schedstat: no wait figures, so no claim of starvation.
+    let s = with_own_threads(server_with_cpu1_held(), 1, 0.05, None);
+    let mut d = tcp_up(40e6);
+    d.rwnd_limited_us = Some(1_800_000);
+    let v = diagnose(&d, Hosts { client: Some(&series(2.0, &idle(2), &[], &[])), server: Some(&s) });
+    assert_eq!(v.main.limit, ids::RECEIVER_WINDOW);
+    assert!(v.also.iter().any(|a| a.limit == ids::RECEIVER_CPU));
+}
+
+#[test]
+fn a_sender_starved_of_its_cpu_is_sender_cpu() {
+    // The client (sender) pinned to a CPU another process holds; no window or buffer limit.
+    let mut cpus = idle(2);
+    cpus[0] = CpuTimes { user: 190, system: 8, idle: 2, ..Default::default() };
+    let c = with_own_threads(series(2.0, &cpus, &[], &[]), 0, 0.04, Some(1.7));
+    let v = diagnose(&tcp_up(30e6), Hosts { client: Some(&c), server: Some(&series(2.0, &idle(2), &[], &[])) });
+    assert_eq!((v.main.limit.as_str(), v.main.side), (ids::SENDER_CPU, Side::Client), "{v:?}");
+    assert!(v.main.evidence.iter().any(|e| e.contains("waited 1.70 s")), "{:?}", v.main.evidence);
+}
+
+#[test]
+fn the_streams_own_dsack_count_splits_retransmits_before_the_hosts_counters() {
+    // The host's TCPDSACKRecv also counts other connections (5 here); the test's own streams
+    // reported 380 duplicates of their 400 retransmits.
+    let c = series(2.0, &idle(2), &[("Tcp.OutSegs", 20_000), ("TcpExt.TCPDSACKRecv", 5)], &[]);
+    let mut d = tcp_up(100e6);
+    d.retransmits = Some(400);
+    d.spurious_retransmits = Some(380);
+    let v = diagnose(&d, Hosts { client: Some(&c), server: None });
+    let r = v.retransmits.unwrap();
+    assert_eq!((r.total, r.spurious, r.real), (400, 380, 20));
+    // Without the streams' figure the host's counters are used.
+    d.spurious_retransmits = None;
+    assert_eq!(diagnose(&d, Hosts { client: Some(&c), server: None }).retransmits.unwrap().spurious, 5);
+}
+
+#[test]
+fn cpu_load_is_per_interval_and_per_cpu() {
+    let mut cpus = idle(2);
+    cpus[1] = CpuTimes { user: 100, softirq: 50, idle: 50, ..Default::default() };
+    let s = series(2.0, &cpus, &[], &[]);
+    let load = s.cpu_load();
+    assert_eq!(load.t, vec![2.0]);
+    assert_eq!(load.cpus, vec![vec![10.0], vec![75.0]]);
+    assert_eq!(load.softirq, vec![vec![0.0], vec![25.0]]);
+    assert_eq!(series(2.0, &cpus, &[], &[]).samples.len() - 1, load.t.len());
+}
+
+#[test]
+fn driver_counters_show_where_the_nic_dropped() {
+    // The driver counts ring drops the sysfs statistics do not show (ethtool -S).
+    let c = series(2.0, &idle(2), &[], &[]);
+    let mut s = series(2.0, &idle(2), &[], &[("rx_packets", 100_000)]);
+    s.samples[0].driver = [("rx_queue_0_drops".to_string(), 10), ("tx_timeout".to_string(), 0)].into();
+    s.samples[1].driver = [("rx_queue_0_drops".to_string(), 810), ("tx_timeout".to_string(), 0)].into();
+    let v = diagnose(&tcp_up(500e6), Hosts { client: Some(&c), server: Some(&s) });
+    assert_eq!((v.main.limit.as_str(), v.main.side), (ids::NIC_DROPS, Side::Server), "{v:?}");
+    assert!(v.main.evidence.iter().any(|e| e == "eth0 driver counter rx_queue_0_drops rose by 800 (ethtool -S)"));
+    assert!(v.main.evidence.iter().all(|e| !e.contains("tx_timeout")), "unchanged counters are not cited");
+}

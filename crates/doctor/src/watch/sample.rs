@@ -71,8 +71,20 @@ pub struct Sample {
     pub mib: BTreeMap<String, u64>,
     /// NIC counters ([`NIC_KEYS`]) of the test's interface.
     pub nic: BTreeMap<String, u64>,
+    /// The NIC driver's own drop and error counters (`ethtool -S`), where the driver has them;
+    /// read in the first and the last sample only (a command per interval would cost more than
+    /// the rest of the sample).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub driver: BTreeMap<String, u64>,
     /// This process's user and system CPU ticks (all its threads: the test's own CPU).
     pub own_cpu: Option<(u64, u64)>,
+    /// ns this process's threads ran, per CPU, since the watch started (see `threads.rs`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub own_run_ns: Vec<u64>,
+    /// ns this process's threads sat runnable waiting for each CPU, since the watch started
+    /// (empty when the kernel does not report run-queue waits).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub own_wait_ns: Vec<u64>,
 }
 
 /// What one watch saw: samples at the interval rate plus the context to read them.
@@ -146,6 +158,12 @@ pub fn read_sample(base: &Path, iface: Option<&str>, t: f64) -> Sample {
     }
     s.own_cpu = read(base, "proc/self/stat").and_then(|t| parse::parse_pid_stat_cpu(&t));
     s
+}
+
+/// The driver counters of `iface` (`ethtool -S`; empty when ethtool or the driver has none).
+pub fn read_driver_counters(iface: &str) -> BTreeMap<String, u64> {
+    let argv = ["ethtool".to_string(), "-S".to_string(), iface.to_string()];
+    crate::read::commands::run(&argv).map(|t| parse::parse_ethtool_stats(&t)).unwrap_or_default()
 }
 
 /// The `rps_cpus` masks of `iface`'s receive queues, in queue order.

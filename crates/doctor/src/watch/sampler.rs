@@ -13,7 +13,8 @@ use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::sample::{HostFacts, Series, read_rps, read_sample};
+use super::sample::{HostFacts, Sample, Series, read_driver_counters, read_rps, read_sample};
+use super::threads::ThreadTracker;
 
 /// Samples kept per watch (10 minutes at 1 s, about 1 MB of JSON for a 2-CPU host: the
 /// results exchange must stay small). The rules read the first and the last sample.
@@ -32,6 +33,8 @@ pub struct WatchConfig {
     pub interval: Duration,
     /// Read new kernel log lines from `/dev/kmsg` (needs root; off for fixtures).
     pub kernel_log: bool,
+    /// Read the NIC driver's counters (`ethtool -S`) at the start and the end (off for fixtures).
+    pub driver_counters: bool,
     /// The host's static facts, copied into the series.
     pub facts: HostFacts,
 }
@@ -39,7 +42,14 @@ pub struct WatchConfig {
 impl WatchConfig {
     /// The live host, watching `iface`, every `interval`.
     pub fn live(iface: Option<String>, interval: Duration) -> Self {
-        Self { base: PathBuf::from("/"), iface, interval, kernel_log: true, facts: HostFacts::default() }
+        Self {
+            base: PathBuf::from("/"),
+            iface,
+            interval,
+            kernel_log: true,
+            driver_counters: true,
+            facts: HostFacts::default(),
+        }
     }
 }
 
@@ -65,7 +75,18 @@ impl Watch {
             facts: cfg.facts.clone(),
             ..Default::default()
         };
-        series.samples.push(read_sample(&cfg.base, iface.as_deref(), 0.0));
+        let mut threads = ThreadTracker::new();
+        let want_driver = cfg.driver_counters;
+        let driver = move |iface: Option<&str>| iface.filter(|_| want_driver).map(read_driver_counters);
+        let sample = move |t: f64, threads: &mut ThreadTracker| -> Sample {
+            let mut s = read_sample(&cfg.base, iface.as_deref(), t);
+            (s.own_run_ns, s.own_wait_ns) = threads.sample(&cfg.base, 100);
+            s
+        };
+        let mut first = sample(0.0, &mut threads);
+        first.driver = driver(series.iface.as_deref()).unwrap_or_default();
+        series.samples.push(first);
+        let iface_end = series.iface.clone();
         let thread = std::thread::Builder::new().name("wireperf-watch".into()).spawn(move || {
             let mut kmsg = kmsg;
             loop {
@@ -73,7 +94,10 @@ impl Watch {
                     Ok(()) | Err(RecvTimeoutError::Disconnected) => true,
                     Err(RecvTimeoutError::Timeout) => false,
                 };
-                let s = read_sample(&cfg.base, iface.as_deref(), t0.elapsed().as_secs_f64());
+                let mut s = sample(t0.elapsed().as_secs_f64(), &mut threads);
+                if stopped {
+                    s.driver = driver(iface_end.as_deref()).unwrap_or_default();
+                }
                 if series.samples.len() >= MAX_SAMPLES {
                     series.samples.pop();
                 }
@@ -139,6 +163,7 @@ mod tests {
             iface: None,
             interval: Duration::from_millis(20),
             kernel_log: false,
+            driver_counters: false,
             facts: HostFacts::default(),
         };
         let w = Watch::start(cfg).unwrap();

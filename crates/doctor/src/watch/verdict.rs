@@ -112,6 +112,9 @@ pub struct Direction {
     pub bits_per_second: f64,
     /// TCP: the sender's retransmits.
     pub retransmits: Option<u64>,
+    /// TCP: of `retransmits`, those the sender's own streams saw reported back as duplicates
+    /// (TCP_INFO `dsack_dups`, summed): spurious. `None` when not reported.
+    pub spurious_retransmits: Option<u64>,
     /// TCP sender's TCP_INFO: time with data in flight, µs (summed over streams).
     pub busy_us: Option<u64>,
     /// … time limited by the receiver's window, µs.

@@ -78,6 +78,11 @@ pub struct Summary {
     /// so the jitter beside it was measured on the other datagrams only (0: on every datagram).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wireperf_jitter_untimed: Option<u64>,
+    /// wireperf: TCP sender, of its `retransmits`, those the receiver reported back as
+    /// received twice (TCP_INFO `dsack_dups`): spurious (reordering, an early timer), not loss.
+    /// Absent when the kernel does not report it (before Linux 4.19).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wireperf_spurious_retransmits: Option<u64>,
     /// wireperf: TCP sender, time with data in flight (TCP_INFO `busy_time`), µs.
     #[serde(rename = "wireperf_busy_time_us", alias = "busy_time_us", skip_serializing_if = "Option::is_none")]
     pub busy_time_us: Option<u64>,

@@ -19,14 +19,20 @@ use std::fmt::Write as _;
 
 use crate::escape::xml;
 use crate::svg::{self, Chart, PhaseCharts};
-use crate::view::{ReportInput, RunView};
+use crate::view::{PhaseWatch, ReportInput, RunView};
 
 /// A chart in a `<figure>`; `wide` ones span the whole row.
 fn figure(out: &mut String, chart: &Chart, wide: bool) {
     let _ = write!(out, "<figure class=\"{}\">{}</figure>", if wide { "wide" } else { "half" }, svg::render_svg(chart));
 }
 
-fn phase_section(out: &mut String, name: &str, report: &wireperf_protocol::schema::TestReport, charts: &PhaseCharts) {
+fn phase_section(
+    out: &mut String,
+    name: &str,
+    report: &wireperf_protocol::schema::TestReport,
+    charts: &PhaseCharts,
+    watch: Option<&PhaseWatch>,
+) {
     let _ = write!(
         out,
         "<h3>{}<span class=\"figures\">{}</span></h3><div class=\"charts\">",
@@ -39,11 +45,21 @@ fn phase_section(out: &mut String, name: &str, report: &wireperf_protocol::schem
     for c in charts.retransmits.iter().chain(charts.cwnd.iter()) {
         figure(out, c, !pair);
     }
+<<<<<<< HEAD
     // Latency under this load, right under its throughput.
     if let Some(c) = &charts.latency {
         figure(out, c, true);
+=======
+    // The bottleneck watch: both hosts' CPUs side by side, then what held the phase back.
+    for c in &charts.cpu {
+        figure(out, c, charts.cpu.len() == 1);
+>>>>>>> watch2
     }
     out.push_str("</div>");
+    if let Some(b) = watch.and_then(|w| w.bottleneck.as_ref()) {
+        out.push_str("<h4>Bottleneck</h4>");
+        out.push_str(&notes::verdicts(b));
+    }
 }
 
 fn run_section(out: &mut String, run: &RunView, charts: &[(String, PhaseCharts)]) {
@@ -60,7 +76,7 @@ fn run_section(out: &mut String, run: &RunView, charts: &[(String, PhaseCharts)]
         out.push_str(&notes::verdicts(v));
     }
     for ((name, report), (_, c)) in run.phases.iter().zip(charts) {
-        phase_section(out, name, report, c);
+        phase_section(out, name, report, c, run.watch_of(name));
     }
     if let Some(f) = &run.findings {
         let list = notes::findings(f);

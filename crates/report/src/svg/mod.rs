@@ -2,11 +2,13 @@
 //!
 //! - [`chart`]: the model (charts, series, samples), no layout.
 //! - [`series`]: test reports → charts (throughput, retransmits, cwnd, run overlay).
+//! - [`cpu`]: the bottleneck watch's per-CPU load of both hosts → one chart per host.
 //! - [`scale`]: nice axis ticks (1/2/5 × 10ⁿ) and unit labels via [`crate::format_unit`].
 //! - [`palette`]: stable series colours.
 //! - [`draw`]: one chart → one standalone SVG document ([`render_svg`]).
 
 pub mod chart;
+pub mod cpu;
 pub mod draw;
 pub mod palette;
 pub mod scale;
@@ -39,7 +41,11 @@ pub fn run_charts(input: &ReportInput) -> Vec<Vec<(String, PhaseCharts)>> {
                         prefix = format!("{base}-{k}");
                         k += 1;
                     }
-                    (phase.clone(), phase_charts(&prefix, phase, report))
+                    let mut charts = phase_charts(&prefix, phase, report);
+                    if let Some(load) = run.watch_of(phase).and_then(|w| w.cpu_load.as_ref()) {
+                        charts.cpu = cpu::cpu_charts(&prefix, phase, load);
+                    }
+                    (phase.clone(), charts)
                 })
                 .collect()
         })
@@ -47,7 +53,7 @@ pub fn run_charts(input: &ReportInput) -> Vec<Vec<(String, PhaseCharts)>> {
 }
 
 /// Every chart of a report in page order: the comparison overlays first (two or more runs),
-/// then each run's phases. `--svg DIR` writes these as `DIR/<id>.svg`.
+/// then each run's phases (with their CPU charts). `--svg DIR` writes these as `DIR/<id>.svg`.
 pub fn all_charts(input: &ReportInput) -> Vec<Chart> {
     let mut out = if input.runs.len() >= 2 { overlay_charts(&input.runs) } else { Vec::new() };
     for phases in run_charts(input) {

@@ -305,3 +305,29 @@ fn snapshot_upload_retransmits_svg() {
 fn snapshot_udp_report_html() {
     insta::assert_snapshot!(lines(&render_html(&input(vec![udp_only()]))));
 }
+
+#[test]
+fn a_watched_phase_draws_both_hosts_cpus_and_its_bottleneck() {
+    let mut run = upload_only();
+    run.watch = vec![wireperf_report::PhaseWatch {
+        phase: "upload".into(),
+        bottleneck: Some(serde_json::json!([{"direction": "client→server", "limit": "receiver-cpu",
+            "side": "server", "evidence": ["CPU1 on the server was 100% busy"], "fix": ["find it: top"]}])),
+        cpu_load: Some(serde_json::json!({
+            "client": {"t": [1.0, 2.0], "cpus": [[12.0, 14.0], [3.0, 2.0]]},
+            "server": {"t": [1.0, 2.0], "cpus": [[5.0, 4.0], [100.0, 99.5]]}})),
+    }];
+    let one = input(vec![run]);
+    let ids: Vec<String> = all_charts(&one).into_iter().map(|c| c.id).collect();
+    assert!(
+        ids.iter().any(|i| i.ends_with("-cpu-client")) && ids.iter().any(|i| i.ends_with("-cpu-server")),
+        "{ids:?}"
+    );
+    let page = render_html(&one);
+    balanced(&page);
+    assert!(page.contains("upload: server CPU busy %") && page.contains("CPU1"), "CPU chart missing");
+    assert!(page.contains("<h4>Bottleneck</h4>") && page.contains("receiver-cpu"), "bottleneck missing");
+    // An unwatched run draws neither.
+    let plain = render_html(&input(vec![upload_only()]));
+    assert!(!plain.contains("CPU busy %") && !plain.contains("<h4>Bottleneck</h4>"));
+}

@@ -29,6 +29,7 @@ fn run(id: &str, label: &str, phases: &[(&str, &str)]) -> RunView {
         phases: phases.iter().map(|(name, file)| (name.to_string(), report(file))).collect(),
         verdicts: None,
         findings: None,
+        watch: Vec::new(),
     }
 }
 

@@ -61,6 +61,8 @@ fn a_version_1_file_is_upgraded_with_its_runs_kept() {
     assert_eq!(old[0].figures.received_bps, Some(941_000_000.0));
     assert_eq!(old[0].label, None, "the label column came with version 2");
     assert_eq!(old[0].phases, ["upload"]);
+    let before = store.get(old[0].id).unwrap();
+    assert_eq!(before.phase_details[0].bottleneck, None, "the bottleneck column came with version 3");
 
     let (_, report) = tcp_client_report();
     let mut run = NewRun::single(RunKind::Client, None, report);

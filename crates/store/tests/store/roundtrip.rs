@@ -172,3 +172,33 @@ fn a_write_that_fails_midway_leaves_no_trace_and_earlier_runs_intact() {
     let phases: i64 = conn.query_row("SELECT count(*) FROM phases", [], |r| r.get(0)).unwrap();
     assert_eq!(phases, 1);
 }
+
+#[test]
+fn a_watched_phase_keeps_its_bottleneck_and_cpu_load() {
+    let (_, report) = tcp_client_report();
+    let (_dir, path) = temp_db();
+    let verdicts = json!([{"direction": "client→server", "limit": "receiver-cpu", "side": "server",
+        "evidence": ["CPU1 on the server was 100% busy"], "fix": [],
+        "also": [{"limit": "receiver-window", "side": "server", "evidence": [], "fix": []}],
+        "retransmits": {"total": 40, "spurious": 38, "real": 2}, "far_side_seen": true}]);
+    let load = json!({"client": {"t": [0.0, 1.0], "cpus": [[0.0, 12.5]]}});
+    let db = Some(path.as_path());
+    let id =
+        wireperf_store::save_client_run(db, &report, "wireperf -c h --why", Some((verdicts.clone(), load.clone())))
+            .unwrap();
+    let plain = wireperf_store::save_client_run(db, &report, "wireperf -c h", None).unwrap();
+    let store = Store::open(&path).unwrap();
+    let d = store.get(id).unwrap();
+    assert_eq!(d.phase_details[0].bottleneck.as_ref(), Some(&verdicts));
+    assert_eq!(d.phase_details[0].cpu_load.as_ref(), Some(&load));
+    let text = wireperf_store::render::show(&d);
+    assert!(
+        text.contains(
+            "bottleneck client→server: receiver-cpu (server), also receiver-window (server); retransmits 40 (2 real, 38 spurious)"
+        ),
+        "{text}"
+    );
+    let p = store.get(plain).unwrap();
+    assert_eq!((p.phase_details[0].bottleneck.as_ref(), p.phase_details[0].cpu_load.as_ref()), (None, None));
+    assert!(!wireperf_store::render::show(&p).contains("bottleneck"));
+}
