@@ -80,13 +80,11 @@ pub struct PhaseResult {
     /// What held each direction back (one verdict per direction; empty when the phase was
     /// not watched: iperf 2 peers, or a failed phase).
     pub bottleneck: Vec<Verdict>,
-<<<<<<< HEAD
     /// Round trips idle and under this phase's load (`--latency`), in the shape of
     /// [`wireperf_latency::LatencySummary::to_json`]; the probes themselves are in the
     /// report's `wireperf_latency` key. `None` when the phase was not probed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub latency: Option<serde_json::Value>,
-=======
     /// Both hosts' per-CPU load over the phase (see [`bottleneck::cpu_load`]); kept for the
     /// history, not in the suite's JSON.
     #[serde(skip)]
@@ -95,7 +93,6 @@ pub struct PhaseResult {
     /// output rather than left as an empty list.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bottleneck_not_watched: Option<String>,
->>>>>>> watch2
 }
 
 impl PhaseResult {
@@ -193,13 +190,9 @@ pub fn run_phase_probed(
         }
         let mut r = PhaseResult::from_report(phase, out.report, out.error.map(|e| e.to_string()));
         if r.error.is_none() {
-<<<<<<< HEAD
-            r.bottleneck = bottleneck::verdicts(&r.report, local.as_ref(), peer.far().as_ref());
-=======
-            let far = obs.far();
+            let far = peer.far();
             r.bottleneck = bottleneck::verdicts(&r.report, local.as_ref(), far.as_ref());
             r.cpu_load = Some(bottleneck::cpu_load(local.as_ref(), far.as_ref()));
->>>>>>> watch2
         }
         return r;
     }

@@ -45,15 +45,13 @@ fn phase_section(
     for c in charts.retransmits.iter().chain(charts.cwnd.iter()) {
         figure(out, c, !pair);
     }
-<<<<<<< HEAD
     // Latency under this load, right under its throughput.
     if let Some(c) = &charts.latency {
         figure(out, c, true);
-=======
+    }
     // The bottleneck watch: both hosts' CPUs side by side, then what held the phase back.
     for c in &charts.cpu {
         figure(out, c, charts.cpu.len() == 1);
->>>>>>> watch2
     }
     out.push_str("</div>");
     if let Some(b) = watch.and_then(|w| w.bottleneck.as_ref()) {

@@ -19,26 +19,20 @@ pub struct PhaseCharts {
     pub retransmits: Option<Chart>,
     /// TCP senders: congestion window (lines), when the report has it.
     pub cwnd: Option<Chart>,
-<<<<<<< HEAD
     /// `--latency`: the probes' round trips over the test, when the report has them.
     pub latency: Option<Chart>,
-=======
     /// Both hosts' per-CPU load, when the phase was watched ([`super::cpu`]).
     pub cpu: Vec<Chart>,
->>>>>>> watch2
 }
 
 impl PhaseCharts {
     /// The charts in page order.
     pub fn iter(&self) -> impl Iterator<Item = &Chart> {
-<<<<<<< HEAD
         std::iter::once(&self.throughput)
             .chain(self.retransmits.as_ref())
             .chain(self.cwnd.as_ref())
             .chain(self.latency.as_ref())
-=======
-        std::iter::once(&self.throughput).chain(self.retransmits.as_ref()).chain(self.cwnd.as_ref()).chain(&self.cpu)
->>>>>>> watch2
+            .chain(&self.cpu)
     }
 }
 
@@ -202,11 +196,8 @@ pub fn phase_charts(id_prefix: &str, phase: &str, report: &TestReport) -> PhaseC
         throughput: throughput_chart(id_prefix, phase, report),
         retransmits: retransmits_chart(id_prefix, phase, report),
         cwnd: cwnd_chart(id_prefix, phase, report),
-<<<<<<< HEAD
         latency: latency_chart(id_prefix, phase, report),
-=======
         cpu: Vec::new(),
->>>>>>> watch2
     }
 }
 
