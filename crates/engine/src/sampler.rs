@@ -219,6 +219,7 @@ impl StreamSampler {
                 out.jitter_ms = Some(f64::from_bits(s.counters.udp.jitter_bits.load(Ordering::Relaxed)) * 1000.0);
                 out.lost_packets = Some(lost);
                 out.lost_percent = Some(percent(lost, packets));
+                out.wireperf_jitter_untimed = Some(m.untimed.saturating_sub(self.udp_last.untimed));
             }
             self.udp_last = m;
         } else if s.sender {
@@ -376,6 +377,9 @@ pub(crate) fn sum_streams(streams: &[&IntervalStream], omitted: bool, sender: bo
             sum.lost_packets = Some(lost);
             sum.lost_percent = Some(percent(lost, packets));
         }
+        if streams.iter().any(|s| s.wireperf_jitter_untimed.is_some()) {
+            sum.wireperf_jitter_untimed = Some(streams.iter().filter_map(|s| s.wireperf_jitter_untimed).sum());
+        }
     }
     sum
 }
@@ -423,6 +427,24 @@ mod tests {
         let s = sum_streams(&[&a, &b], false, true);
         assert_eq!((s.bytes, s.retransmits, s.seconds), (150, Some(3), 1.0));
         assert_eq!(s.bits_per_second, 1200.0);
+    }
+
+    /// A receiving direction's sum says how many of its datagrams the jitter left out, so a
+    /// `-P 2` interval under GRO is flagged like its streams; a sending direction (no receiver
+    /// figure) stays without the key.
+    #[test]
+    fn interval_sum_adds_the_streams_untimed_datagrams() {
+        let rx = |untimed| IntervalStream {
+            packets: Some(1000),
+            jitter_ms: Some(0.01),
+            lost_packets: Some(0),
+            wireperf_jitter_untimed: Some(untimed),
+            ..Default::default()
+        };
+        let s = sum_streams(&[&rx(0), &rx(640)], false, false);
+        assert_eq!((s.packets, s.wireperf_jitter_untimed), (Some(2000), Some(640)));
+        let tx = IntervalStream { packets: Some(1000), sender: true, ..Default::default() };
+        assert_eq!(sum_streams(&[&tx], false, true).wireperf_jitter_untimed, None);
     }
 
     #[test]

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use wireperf_doctor::watch::{self, Direction, Hosts, Series, Verdict, Watch, WatchConfig};
 use wireperf_engine::{Event, Observer, ServerOutput};
-use wireperf_protocol::schema::{End, Summary, TestReport};
+use wireperf_protocol::schema::{DropUnit, End, Summary, TestReport};
 
 /// What a wireperf server returns under `wireperf_watch`: its host's series, and its TCP
 /// senders' TCP_INFO "limited-by" times (a client cannot read the far sender's TCP_INFO).
@@ -112,6 +112,9 @@ fn direction(
         d.udp_lost = s.lost_packets.and_then(|v| u64::try_from(v).ok());
         d.udp_packets = sent.and_then(|s| s.packets).or(s.packets).and_then(|v| u64::try_from(v).ok());
         d.socket_drops = s.receiver_socket_drops.or(received.receiver_socket_drops);
+        // GRO on the receiving socket: its drops are packets, not datagrams (issue 14).
+        let unit = s.wireperf_receiver_socket_drops_unit.or(received.wireperf_receiver_socket_drops_unit);
+        d.socket_drops_are_packets = unit == Some(DropUnit::Packets);
     } else {
         d.retransmits = sent.and_then(|s| s.retransmits);
         if let Some(l) = limits {
@@ -302,6 +305,25 @@ mod tests {
         r.end.sum_received = Some(Summary { packets: Some(970), ..Default::default() });
         let d = &directions(&r, None)[0];
         assert_eq!((d.udp_lost, d.udp_packets, d.socket_drops), (Some(30), Some(1000), Some(25)));
+    }
+
+    #[test]
+    fn udp_socket_drops_counted_in_gro_packets_say_so() {
+        let mut r = report(0, "UDP");
+        let drops = |unit| Summary {
+            lost_packets: Some(30),
+            packets: Some(1000),
+            receiver_socket_drops: Some(25),
+            wireperf_receiver_socket_drops_unit: unit,
+            ..Default::default()
+        };
+        r.end.sum_received = Some(Summary { packets: Some(970), ..Default::default() });
+        r.end.sum = Some(drops(Some(DropUnit::Packets)));
+        assert!(directions(&r, None)[0].socket_drops_are_packets);
+        for unit in [Some(DropUnit::Datagrams), None] {
+            r.end.sum = Some(drops(unit));
+            assert!(!directions(&r, None)[0].socket_drops_are_packets, "{unit:?}");
+        }
     }
 
     #[test]

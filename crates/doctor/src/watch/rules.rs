@@ -213,13 +213,23 @@ fn loss(
         let rcvbuf = hosts.of(receiver).and_then(|s| s.mib_delta("Udp.RcvbufErrors"));
         let sock = dir.socket_drops.or(rcvbuf);
         let socket_lost = sock.unwrap_or(0).min(lost);
+        // Under GRO a dropped packet may hold several datagrams: the socket's figure is then a
+        // floor on its datagrams and what is left for the path a ceiling, so say "at least" and
+        // never call the rest path loss.
+        let packets_unit = dir.socket_drops_are_packets && socket_lost > 0;
+        let at_least = if packets_unit { "at least " } else { "" };
         if socket_lost as f64 >= DROP_SHARE * packets as f64 {
             let share = socket_lost as f64 / packets as f64;
             let mut ev = vec![format!(
-                "the {}'s receiving socket dropped {socket_lost} of {packets} datagrams ({:.2}%) for a full buffer",
+                "the {}'s receiving socket dropped {at_least}{socket_lost} of {packets} datagrams ({at_least}{:.2}%) for a full buffer",
                 receiver.as_str(),
                 share * 100.0
             )];
+            if packets_unit {
+                ev.push(format!(
+                    "UDP GRO was on: the socket dropped {socket_lost} packets of one or more datagrams each"
+                ));
+            }
             if let Some(r) = rcvbuf {
                 ev.push(format!("Udp RcvbufErrors on the {} rose by {r}", receiver.as_str()));
             }
@@ -240,6 +250,16 @@ fn loss(
             return;
         }
         let path = lost - socket_lost;
+        if packets_unit {
+            if path > 0 {
+                not_checked.push(format!(
+                    "path loss not known exactly: at most {path} of {packets} datagrams were lost between the hosts \
+                     (lost {lost}; the receiving socket dropped {socket_lost} GRO packets of one or more datagrams \
+                     each; WIREPERF_UDP_OFFLOAD=off on the receiver counts them per datagram)"
+                ));
+            }
+            return;
+        }
         if path as f64 >= DROP_SHARE * packets as f64 {
             let share = path as f64 / packets as f64;
             found.push(limit(

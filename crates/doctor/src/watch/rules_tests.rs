@@ -185,6 +185,35 @@ fn udp_loss_beyond_socket_drops_is_path_loss() {
     assert_eq!(v.main.limit, ids::PATH_LOSS);
 }
 
+/// Under GRO the socket counts dropped packets, each one or more datagrams: the loss left over is
+/// only a ceiling on path loss, so it is not reported as path loss, and the socket's share is
+/// a floor ("at least").
+#[test]
+fn udp_socket_drops_in_gro_packets_do_not_make_path_loss() {
+    let d = Direction {
+        client_sends: true,
+        udp: true,
+        seconds: 2.0,
+        bits_per_second: 1e9,
+        udp_lost: Some(4000),
+        udp_packets: Some(100_000),
+        socket_drops: Some(1000),
+        socket_drops_are_packets: true,
+        ..Default::default()
+    };
+    let v = diagnose(&d, Hosts::default());
+    assert_eq!(v.main.limit, ids::RECEIVER_SOCKET);
+    assert!(v.main.evidence[0].contains("dropped at least 1000 of 100000 datagrams"), "{:?}", v.main.evidence);
+    assert!(v.also.iter().all(|a| a.limit != ids::PATH_LOSS), "{:?}", v.also);
+    assert!(v.not_checked.iter().any(|n| n.contains("at most 3000 of 100000")), "{:?}", v.not_checked);
+    // The same figures counted per datagram (GRO off): the rest is path loss.
+    let v = diagnose(&Direction { socket_drops_are_packets: false, ..d.clone() }, Hosts::default());
+    assert!(v.also.iter().chain([&v.main]).any(|a| a.limit == ids::PATH_LOSS));
+    // No socket drops at all: the loss is the path's, whatever the unit.
+    let none = Direction { socket_drops: Some(0), ..d };
+    assert_eq!(diagnose(&none, Hosts::default()).main.limit, ids::PATH_LOSS);
+}
+
 #[test]
 fn nic_ring_drops_on_the_receiver() {
     let c = series(2.0, &idle(2), &[], &[]);

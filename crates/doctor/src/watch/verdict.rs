@@ -127,6 +127,10 @@ pub struct Direction {
     pub udp_packets: Option<u64>,
     /// UDP: datagrams the receiving socket dropped (SO_RXQ_OVFL), when the receiver reports it.
     pub socket_drops: Option<u64>,
+    /// UDP: the receiving socket had GRO on (`wireperf_receiver_socket_drops_unit` "packets"), so
+    /// `socket_drops` (and `Udp.RcvbufErrors`) count coalesced packets: a lower bound on the
+    /// datagrams the socket dropped, and the path's share of the loss only an upper bound.
+    pub socket_drops_are_packets: bool,
     /// A file phase: the disk's own rate for this direction (read or write), bit/s.
     pub disk_bps: Option<f64>,
 }

@@ -52,6 +52,11 @@ pub struct IntervalStream {
     /// UDP receiver: loss percentage.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lost_percent: Option<f64>,
+    /// wireperf UDP receiver: datagrams of this interval that arrived GRO-coalesced without a
+    /// receive time of their own, so `jitter_ms` was measured without them (0: all timed).
+    /// Absent from stock iperf3, which never says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wireperf_jitter_untimed: Option<u64>,
     /// Inside the `-O` period.
     pub omitted: bool,
     /// This host sends on this stream.
@@ -88,6 +93,10 @@ pub struct IntervalSum {
     /// UDP receiver: loss percentage.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lost_percent: Option<f64>,
+    /// wireperf UDP receiver: the streams' untimed datagrams in this interval, summed (see
+    /// [`IntervalStream::wireperf_jitter_untimed`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wireperf_jitter_untimed: Option<u64>,
     /// Inside the `-O` period.
     pub omitted: bool,
     /// The summed direction is this host's sending direction.

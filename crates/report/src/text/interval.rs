@@ -79,6 +79,17 @@ fn flag(omitted: bool) -> &'static str {
     if omitted { lines::OMITTED } else { "" }
 }
 
+/// A UDP receiver line's FLAG: `(omitted)` as iperf3, then wireperf's `(jitter partial)` when
+/// some of the interval's datagrams had no receive time of their own (GRO), so the jitter beside
+/// it was not measured on all of them.
+fn udp_receiver_flag(omitted: bool, untimed: Option<u64>) -> String {
+    match (flag(omitted), untimed.unwrap_or(0) > 0) {
+        (f, false) => f.to_string(),
+        ("", true) => lines::JITTER_PARTIAL.to_string(),
+        (f, true) => format!("{f} {}", lines::JITTER_PARTIAL),
+    }
+}
+
 fn stream_line(s: &IntervalStream, ctx: &TextContext) -> String {
     let head = LineHead {
         id: LineId::Stream(s.socket),
@@ -100,7 +111,8 @@ fn stream_line(s: &IntervalStream, ctx: &TextContext) -> String {
             let lost = s.lost_packets.unwrap_or(0);
             let total = s.packets.unwrap_or(0);
             let pct = s.lost_percent.unwrap_or_else(|| percent(lost, total));
-            lines::udp(&head, s.jitter_ms.unwrap_or(0.0), lost, total, pct, f)
+            let f = udp_receiver_flag(s.omitted, s.wireperf_jitter_untimed);
+            lines::udp(&head, s.jitter_ms.unwrap_or(0.0), lost, total, pct, &f)
         }
     }
 }
@@ -126,7 +138,8 @@ fn sum_line(sum: &IntervalSum, block: Block, ctx: &TextContext) -> String {
             let lost = sum.lost_packets.unwrap_or(0);
             let total = sum.packets.unwrap_or(0);
             let pct = sum.lost_percent.unwrap_or_else(|| percent(lost, total));
-            lines::udp(&head, sum.jitter_ms.unwrap_or(0.0), lost, total, pct, f)
+            let f = udp_receiver_flag(sum.omitted, sum.wireperf_jitter_untimed);
+            lines::udp(&head, sum.jitter_ms.unwrap_or(0.0), lost, total, pct, &f)
         }
     }
 }
@@ -139,6 +152,28 @@ pub(crate) fn percent(lost: i64, total: i64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn udp_receiver_interval_says_when_its_jitter_is_partial() {
+        let params = wireperf_protocol::TestParams::default();
+        let ctx = TextContext { protocol: Protocol::Udp, ..TextContext::new(super::super::Role::Server, &params) };
+        let rx = |untimed, omitted| IntervalStream {
+            end: 1.0,
+            seconds: 1.0,
+            jitter_ms: Some(0.002),
+            lost_packets: Some(0),
+            packets: Some(1000),
+            wireperf_jitter_untimed: untimed,
+            omitted,
+            ..Default::default()
+        };
+        assert!(stream_line(&rx(Some(936), false), &ctx).ends_with(" ms  0/1000 (0%)  (jitter partial)\n"));
+        assert!(stream_line(&rx(Some(936), true), &ctx).ends_with("  (omitted) (jitter partial)\n"));
+        // Every datagram timed, or a peer that does not say (stock iperf3): iperf3's line as is.
+        for untimed in [Some(0), None] {
+            assert!(stream_line(&rx(untimed, false), &ctx).ends_with(" ms  0/1000 (0%)  \n"));
+        }
+    }
 
     #[test]
     fn negligible_last_interval() {

@@ -32,6 +32,9 @@ pub const SEPARATOR: &str = "- - - - - - - - - - - - - - - - - - - - - - - - -\n
 pub const SUMMARY_INTRO: &str = "Test Complete. Summary Results:\n";
 /// The FLAG of intervals inside the `-O` period.
 pub const OMITTED: &str = "(omitted)";
+/// wireperf's FLAG on a UDP receiver interval whose jitter left out GRO-coalesced datagrams
+/// (`wireperf_jitter_untimed` > 0): the figure is from a subset, not from every datagram.
+pub const JITTER_PARTIAL: &str = "(jitter partial)";
 /// FLAG of summary sender lines.
 pub const SENDER: &str = "sender";
 /// FLAG of summary receiver lines.
