@@ -125,10 +125,10 @@ pub struct IperfArgs {
 
     // ---- client
     /// Use UDP rather than TCP.
-    #[arg(short = 'u', long = "udp", group = EITHER_ROLE, help_heading = CLIENT)]
+    #[arg(short = 'u', long = "udp", help_heading = CLIENT)]
     pub udp: bool,
     /// Use SCTP rather than TCP (refused: wireperf has no SCTP streams).
-    #[arg(long = "sctp", group = EITHER_ROLE, help_heading = CLIENT)]
+    #[arg(long = "sctp", help_heading = CLIENT)]
     pub sctp: bool,
     /// Connect timeout for the control connection, milliseconds.
     #[arg(long = "connect-timeout", value_name = "MS", help_heading = CLIENT)]
@@ -137,10 +137,10 @@ pub struct IperfArgs {
     #[arg(short = 'b', long = "bitrate", alias = "bandwidth", value_name = "RATE", help_heading = CLIENT)]
     pub bitrate: Option<String>,
     /// Pacing timer in microseconds (accepted for compatibility; wireperf paces per block).
-    #[arg(long = "pacing-timer", value_name = "USEC", group = EITHER_ROLE, help_heading = CLIENT)]
+    #[arg(long = "pacing-timer", value_name = "USEC", help_heading = CLIENT)]
     pub pacing_timer: Option<String>,
     /// Fair-queuing based socket pacing in bits/sec (SO_MAX_PACING_RATE).
-    #[arg(long = "fq-rate", value_name = "RATE", group = EITHER_ROLE, help_heading = CLIENT)]
+    #[arg(long = "fq-rate", value_name = "RATE", help_heading = CLIENT)]
     pub fq_rate: Option<String>,
     /// Time in seconds to transmit for (default 10).
     #[arg(short = 't', long = "time", value_name = "SECS", help_heading = CLIENT)]
@@ -193,7 +193,7 @@ pub struct IperfArgs {
     #[arg(long = "dscp", value_name = "VAL", help_heading = CLIENT)]
     pub dscp: Option<String>,
     /// Set the IPv6 flow label (not supported yet).
-    #[arg(short = 'L', long = "flowlabel", value_name = "N", group = EITHER_ROLE, help_heading = CLIENT)]
+    #[arg(short = 'L', long = "flowlabel", value_name = "N", help_heading = CLIENT)]
     pub flowlabel: Option<String>,
     /// Use a 'zero copy' method of sending data: sendfile() from a memory file; `--zerocopy=z`
     /// uses MSG_ZEROCOPY instead. Falls back to write() when refused.
@@ -204,7 +204,7 @@ pub struct IperfArgs {
         num_args = 0..=1,
         require_equals = true,
         default_missing_value = "sendfile",
-        group = EITHER_ROLE, help_heading = CLIENT
+        help_heading = CLIENT
     )]
     pub zerocopy: Option<String>,
     /// Omit the first N seconds of the test.
@@ -220,13 +220,13 @@ pub struct IperfArgs {
     #[arg(long = "get-server-output", help_heading = CLIENT)]
     pub get_server_output: bool,
     /// Use 64-bit counters in UDP test packets.
-    #[arg(long = "udp-counters-64bit", group = EITHER_ROLE, help_heading = CLIENT)]
+    #[arg(long = "udp-counters-64bit", help_heading = CLIENT)]
     pub udp_counters_64bit: bool,
     /// Use a repeating pattern as payload instead of random bytes.
     #[arg(long = "repeating-payload", help_heading = CLIENT)]
     pub repeating_payload: bool,
     /// Set IPv4 Don't Fragment flag.
-    #[arg(long = "dont-fragment", group = EITHER_ROLE, help_heading = CLIENT)]
+    #[arg(long = "dont-fragment", help_heading = CLIENT)]
     pub dont_fragment: bool,
     /// Transmit / receive a file (not supported yet).
     #[arg(short = 'F', long = "file", value_name = "NAME", group = EITHER_ROLE, help_heading = CLIENT)]
@@ -241,7 +241,7 @@ pub struct IperfArgs {
     #[arg(short = 'X', long = "xbind", value_name = "NAME", group = EITHER_ROLE, help_heading = CLIENT)]
     pub xbind: Option<String>,
     /// Number of SCTP streams (not supported).
-    #[arg(long = "nstreams", value_name = "N", group = EITHER_ROLE, help_heading = CLIENT)]
+    #[arg(long = "nstreams", value_name = "N", help_heading = CLIENT)]
     pub nstreams: Option<String>,
     /// Ignore received payload without copying it (recv with MSG_TRUNC); asks the server too.
     #[arg(long = "skip-rx-copy", help_heading = CLIENT)]

@@ -77,6 +77,16 @@ fn argument_rules_are_3_22s() {
         s(&["--skip-rx-copy"]),
         s(&["--gsro"]),
         s(&["-t", "2"]),
+        // Client-only flags a server once took silently (3.12 refuses them too).
+        s(&["-u"]),
+        s(&["-Z"]),
+        s(&["--fq-rate", "1M"]),
+        s(&["--pacing-timer", "1000"]),
+        s(&["-L", "1"]),
+        s(&["--dont-fragment"]),
+        s(&["--udp-counters-64bit"]),
+        s(&["--sctp"]),
+        s(&["--nstreams", "2"]),
     ];
     for args in &refused {
         let theirs = parameter_error(&stock, args).unwrap_or_else(|| panic!("3.22 accepted {args:?}"));
