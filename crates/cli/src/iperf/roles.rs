@@ -93,7 +93,10 @@ mod tests {
         let long = arg.get_long().unwrap_or_else(|| panic!("{} has no long name", arg.get_id()));
         let mut argv: Vec<String> = std::iter::once("wireperf").chain(role.iter().copied()).map(String::from).collect();
         argv.push(if arg.get_action().takes_values() {
-            let value = arg.get_possible_values().first().map_or("1".to_string(), |v| v.get_name().to_string());
+            // A value the flag accepts: its default, else its first possible value, else 1.
+            let value = arg.get_default_values().first().map(|v| v.to_string_lossy().into_owned()).unwrap_or_else(
+                || arg.get_possible_values().first().map_or("1".to_string(), |v| v.get_name().to_string()),
+            );
             format!("--{long}={value}")
         } else {
             format!("--{long}")
