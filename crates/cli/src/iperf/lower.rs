@@ -228,16 +228,17 @@ pub fn lower(a: &IperfArgs, roles: &RoleFlags) -> Result<(Mode, Pending), ParamE
         (false, None) => return Err(IperfErrno::NOROLE.into()),
         _ => {}
     }
+    // The role check comes first, as in iperf3 (`-s --sctp` is "client only" there too).
+    if a.server && !roles.client_only.is_empty() {
+        return Err(IperfErrno::CLIENTONLY.into());
+    }
+    if !a.server && !roles.server_only.is_empty() {
+        return Err(IperfErrno::SERVERONLY.into());
+    }
     refuse_unsupported(a)?;
     let common = common(a)?;
     if a.server {
-        if !roles.client_only.is_empty() {
-            return Err(IperfErrno::CLIENTONLY.into());
-        }
         return crate::iperf::lower_server::lower(a, common);
-    }
-    if !roles.server_only.is_empty() {
-        return Err(IperfErrno::SERVERONLY.into());
     }
     crate::iperf::lower_client::lower(a, common)
 }

@@ -94,9 +94,10 @@ mod tests {
         let mut argv: Vec<String> = std::iter::once("wireperf").chain(role.iter().copied()).map(String::from).collect();
         argv.push(if arg.get_action().takes_values() {
             // A value the flag accepts: its default, else its first possible value, else 1.
-            let value = arg.get_default_values().first().map(|v| v.to_string_lossy().into_owned()).unwrap_or_else(
-                || arg.get_possible_values().first().map_or("1".to_string(), |v| v.get_name().to_string()),
-            );
+            let value =
+                arg.get_default_values().first().map(|v| v.to_string_lossy().into_owned()).unwrap_or_else(|| {
+                    arg.get_possible_values().first().map_or("1".to_string(), |v| v.get_name().to_string())
+                });
             format!("--{long}={value}")
         } else {
             format!("--{long}")
@@ -153,24 +154,7 @@ mod tests {
             .flat_map(|g| g.get_args().map(|a| a.as_str()))
             .collect();
         either.sort_unstable();
-        let want = [
-            "db",
-            "dont_fragment",
-            "file",
-            "flowlabel",
-            "fq_rate",
-            "no_save",
-            "nstreams",
-            "pacing_timer",
-            "sctp",
-            "udp",
-            "udp_counters_64bit",
-            "use_pkcs1_padding",
-            "version4",
-            "version6",
-            "xbind",
-            "zerocopy",
-        ];
+        let want = ["db", "file", "no_save", "use_pkcs1_padding", "version4", "version6", "xbind"];
         assert_eq!(either, want);
     }
 
