@@ -74,7 +74,8 @@ where
 {
     let mut cmd = Cli::command();
     let matches = cmd.try_get_matches_from_mut(argv)?;
-    let cli = Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))?;
+    let mut cli = Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))?;
+    cli.iperf.settle_protocol(&matches);
     let roles = RoleFlags::given(&cmd, &matches);
     Ok((cli, roles))
 }

@@ -74,6 +74,7 @@ impl<'a> Client<'a> {
             user_timeout: self.cfg.snd_timeout,
             // As iperf3: the control connection stays plain TCP, data connections follow -m.
             mptcp: data && p.mptcp,
+            flowlabel: if data { p.flowlabel.and_then(|l| u32::try_from(l).ok()).filter(|&l| l > 0) } else { None },
         }
     }
 
@@ -86,10 +87,13 @@ impl<'a> Client<'a> {
     ) -> Result<(), EngineError> {
         let cfg = self.cfg;
         let mut params = cfg.params.clone();
+        // `-A N`: as iperf3, this thread (and so every stream thread it starts) on CPU N for
+        // the test, before connecting; a CPU that cannot be had ends the run. Unpinned after.
+        let _pin = cfg.affinity.map(wireperf_sys::Pinned::to).transpose().map_err(EngineError::Affinity)?;
         obs.event(Event::Connecting { host: &cfg.host, port: cfg.port });
         let addrs = net::resolve(&cfg.host, cfg.port, cfg.family)?;
-        let ctrl_sock =
-            net::connect_tcp(&addrs, &self.tcp_options(false), cfg.connect_timeout).map_err(EngineError::Connect)?;
+        let ctrl_sock = net::connect_tcp(&addrs, &self.tcp_options(false), cfg.connect_timeout)
+            .map_err(|e| e.into_engine(EngineError::Connect))?;
         if let Some(ka) = &cfg.cntl_ka {
             wireperf_sys::sockopt::set_keepalive(&ctrl_sock, ka)
                 .map_err(|err| EngineError::SocketOption { what: "unable to set keepalive", err })?;
@@ -273,8 +277,8 @@ impl<'a> Client<'a> {
             } else {
                 let mut o = self.tcp_options(true);
                 o.bind_port = bind_port;
-                let mut sock =
-                    net::connect_tcp(targets, &o, self.cfg.connect_timeout).map_err(EngineError::StreamConnect)?;
+                let mut sock = net::connect_tcp(targets, &o, self.cfg.connect_timeout)
+                    .map_err(|e| e.into_engine(EngineError::StreamConnect))?;
                 sock.write_all(self.cookie.as_bytes()).map_err(EngineError::StreamConnect)?;
                 DataSock::Tcp(sock)
             };

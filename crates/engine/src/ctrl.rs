@@ -9,6 +9,8 @@ use crate::error::EngineError;
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, unbounded};
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
@@ -38,6 +40,8 @@ pub(crate) struct Ctrl {
     tx: Sender<Wake>,
     rx: Receiver<Wake>,
     reader: Option<JoinHandle<()>>,
+    /// The reader thread's kernel id (0 until it runs), so a test can pin it.
+    reader_tid: Arc<AtomicI32>,
 }
 
 impl Ctrl {
@@ -46,7 +50,10 @@ impl Ctrl {
         let (tx, rx) = unbounded();
         let mut rd = sock.try_clone()?;
         let rtx = tx.clone();
+        let reader_tid = Arc::new(AtomicI32::new(0));
+        let tid = Arc::clone(&reader_tid);
         let reader = std::thread::Builder::new().name("wireperf-ctrl".into()).spawn(move || {
+            tid.store(wireperf_sys::current_tid(), Ordering::Release);
             let mut buf = vec![0u8; 16 * 1024];
             loop {
                 match rd.read(&mut buf) {
@@ -67,7 +74,17 @@ impl Ctrl {
                 }
             }
         })?;
-        Ok(Self { sock, tx, rx, reader: Some(reader) })
+        Ok(Self { sock, tx, rx, reader: Some(reader), reader_tid })
+    }
+
+    /// Pins the reader thread to `cpu` (a server's `server_affinity`: the reader started
+    /// before the parameters named the CPU). It has run by then, since the parameters came
+    /// through it; it ends with the test, so nothing is restored.
+    pub(crate) fn pin_reader(&self, cpu: usize) -> io::Result<()> {
+        match self.reader_tid.load(Ordering::Acquire) {
+            0 => Ok(()),
+            tid => wireperf_sys::set_task_cpus(tid, &[cpu]),
+        }
     }
 
     /// A sender other threads use to wake the test thread.

@@ -22,6 +22,17 @@ pub enum EngineError {
     /// A data stream could not be connected.
     #[error("unable to connect stream: {0}")]
     StreamConnect(io::Error),
+    /// The IPv6 flow label (`-L`) could not be set, or the server is reached over IPv4. The
+    /// message is iperf3's, which names no OS error.
+    #[error("unable to set IPv6 flow label")]
+    FlowLabel {
+        /// The OS error, or why the destination cannot carry a label.
+        #[source]
+        err: io::Error,
+    },
+    /// `-A` (or a client's `server_affinity`) named a CPU this thread cannot be pinned to.
+    #[error("unable to set CPU affinity: {0}")]
+    Affinity(io::Error),
     /// Writing or reading the control connection failed.
     #[error("unable to {op} the control socket: {err}")]
     Ctrl {
@@ -116,6 +127,8 @@ impl EngineError {
         match self {
             EngineError::Connect(_) | EngineError::Resolve { .. } => IperfErrno::CONNECT,
             EngineError::StreamConnect(_) => IperfErrno::STREAMCONNECT,
+            EngineError::FlowLabel { .. } => IperfErrno::SETFLOW,
+            EngineError::Affinity(_) => IperfErrno::AFFINITY,
             EngineError::Ctrl { op, .. } if op.starts_with("read") => IperfErrno::CTRLREAD,
             EngineError::Ctrl { .. } => IperfErrno::CTRLWRITE,
             EngineError::ClientProtocol(e) => e.errno(),
@@ -142,6 +155,8 @@ impl EngineError {
         match self {
             EngineError::Connect(e)
             | EngineError::StreamConnect(e)
+            | EngineError::FlowLabel { err: e }
+            | EngineError::Affinity(e)
             | EngineError::Listen(e)
             | EngineError::Ctrl { err: e, .. }
             | EngineError::Stream { err: e, .. }

@@ -47,6 +47,34 @@ pub(crate) struct TcpOptions {
     /// fails the connection. A peer that does not speak MPTCP makes the kernel fall back to
     /// plain TCP during the handshake.
     pub mptcp: bool,
+    /// IPv6 flow label (`-L`), 1..=0xfffff, for the client's TCP data connections only, as
+    /// iperf3 (its control connection and UDP streams carry none).
+    pub flowlabel: Option<u32>,
+}
+
+/// Why a TCP connection was not made.
+#[derive(Debug)]
+pub(crate) enum ConnectError {
+    /// Socket creation, an option or the connect itself failed.
+    Io(std::io::Error),
+    /// The flow label could not be set (or the destination is IPv4): iperf3's IESETFLOW.
+    FlowLabel(std::io::Error),
+}
+
+impl ConnectError {
+    /// The engine error: `io` for plain failures, [`EngineError::FlowLabel`] otherwise.
+    pub(crate) fn into_engine(self, io: fn(std::io::Error) -> EngineError) -> EngineError {
+        match self {
+            ConnectError::Io(e) => io(e),
+            ConnectError::FlowLabel(err) => EngineError::FlowLabel { err },
+        }
+    }
+}
+
+impl From<std::io::Error> for ConnectError {
+    fn from(e: std::io::Error) -> Self {
+        ConnectError::Io(e)
+    }
 }
 
 /// A stream socket for `addr`: MPTCP (`IPPROTO_MPTCP`, 262) or plain TCP.
@@ -90,18 +118,35 @@ pub(crate) fn connect_tcp(
     addrs: &[SocketAddr],
     o: &TcpOptions,
     timeout: Option<Duration>,
-) -> Result<TcpStream, std::io::Error> {
+) -> Result<TcpStream, ConnectError> {
     let mut last = std::io::Error::new(std::io::ErrorKind::NotFound, "no address to connect to");
     for addr in addrs {
         match connect_one(*addr, o, timeout) {
             Ok(s) => return Ok(s),
-            Err(e) => last = e,
+            // As iperf3: a label that cannot be set ends the test, no other address is tried.
+            Err(e @ ConnectError::FlowLabel(_)) => return Err(e),
+            Err(ConnectError::Io(e)) => last = e,
         }
     }
-    Err(last)
+    Err(ConnectError::Io(last))
 }
 
-fn connect_one(addr: SocketAddr, o: &TcpOptions, timeout: Option<Duration>) -> std::io::Result<TcpStream> {
+/// The address to connect to, with the flow label in it when one is asked for (set up on
+/// `sock` first). An IPv4 destination refuses a label, as in iperf3.
+fn labelled(sock: &Socket, addr: SocketAddr, label: Option<u32>) -> Result<SocketAddr, ConnectError> {
+    match (label, addr) {
+        (None, _) => Ok(addr),
+        (Some(l), SocketAddr::V6(v6)) => {
+            Ok(SocketAddr::V6(wireperf_sys::flowlabel::set_flow_label(sock, v6, l).map_err(ConnectError::FlowLabel)?))
+        }
+        (Some(_), SocketAddr::V4(_)) => Err(ConnectError::FlowLabel(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "an IPv4 destination has no flow label",
+        ))),
+    }
+}
+
+fn connect_one(addr: SocketAddr, o: &TcpOptions, timeout: Option<Duration>) -> Result<TcpStream, ConnectError> {
     let sock = stream_socket(addr, o.mptcp)?;
     if let Some(dev) = &o.bind_dev {
         sockopt::bind_to_device(&sock, Some(dev))?;
@@ -123,9 +168,10 @@ fn connect_one(addr: SocketAddr, o: &TcpOptions, timeout: Option<Duration>) -> s
         EngineError::SocketOption { err, .. } => err,
         other => std::io::Error::other(other.to_string()),
     })?;
+    let to = SockAddr::from(labelled(&sock, addr, o.flowlabel)?);
     match timeout {
-        Some(t) => sock.connect_timeout(&SockAddr::from(addr), t)?,
-        None => sock.connect(&SockAddr::from(addr))?,
+        Some(t) => sock.connect_timeout(&to, t)?,
+        None => sock.connect(&to)?,
     }
     Ok(sock.into())
 }

@@ -81,6 +81,8 @@ pub struct TestParams {
     pub tos: Option<i32>,
     /// IPv6 flow label (`-L`).
     pub flowlabel: Option<i32>,
+    /// The CPU the server pins the test to (`-A N,M`: M), 0..=1024; sent only when given.
+    pub server_affinity: Option<u32>,
     /// Title (`-T`).
     pub title: Option<String>,
     /// Extra data (`--extra-data`).
@@ -136,6 +138,7 @@ impl Default for TestParams {
             burst: None,
             tos: None,
             flowlabel: None,
+            server_affinity: None,
             title: None,
             extra_data: None,
             congestion: None,
@@ -259,6 +262,8 @@ pub mod limits {
     pub const MAX_BURST: u32 = 1000;
     /// Largest IPv6 flow label.
     pub const MAX_FLOWLABEL: u32 = 0xfffff;
+    /// Largest CPU number `-A` and `server_affinity` take.
+    pub const MAX_CPU: u32 = 1024;
     /// Largest parameters message a 3.22 server reads (`MAX_PARAMS_JSON_STRING`).
     pub const MAX_PARAMS_JSON: u32 = 8 * 1024;
 }
@@ -272,6 +277,9 @@ impl TestParams {
             Protocol::Udp => m.insert("udp".into(), json!(true)),
         };
         m.insert("omit".into(), json!(self.omit));
+        if let Some(cpu) = self.server_affinity {
+            m.insert("server_affinity".into(), json!(cpu));
+        }
         m.insert("time".into(), json!(self.time));
         m.insert("num".into(), json!(self.num));
         m.insert("blockcount".into(), json!(self.blockcount));
@@ -420,6 +428,7 @@ impl TestParams {
             burst: small("burst", 1, limits::MAX_BURST, IperfErrno::BURST)?,
             tos: small("tos", 0, 255, IperfErrno::BADTOS)?.map(|t| t as i32).filter(|&t| t != 0),
             flowlabel: small("flowlabel", 1, limits::MAX_FLOWLABEL, IperfErrno::SETFLOW)?.map(|f| f as i32),
+            server_affinity: small("server_affinity", 0, limits::MAX_CPU, IperfErrno::AFFINITY)?,
             title: string("title"),
             extra_data: string("extra_data"),
             congestion: string("congestion"),
@@ -520,6 +529,11 @@ mod tests {
         let p = TestParams::from_json(&serde_json::from_str(tcp).unwrap()).unwrap();
         assert!(p.mptcp && p.skip_rx_copy && p.reverse);
         assert_eq!(p.to_json().to_string(), tcp);
+        // `-A 0,1`: the server's CPU right after `omit`, as 3.22 places it.
+        let pinned = r#"{"tcp":true,"omit":0,"server_affinity":1,"time":1,"num":0,"blockcount":0,"parallel":1,"len":131072,"pacing_timer":1000,"client_version":"3.22"}"#;
+        let p = TestParams::from_json(&serde_json::from_str(pinned).unwrap()).unwrap();
+        assert_eq!(p.server_affinity, Some(1));
+        assert_eq!(p.to_json().to_string(), pinned);
         let plain_udp = TestParams { protocol: Protocol::Udp, len: 32768, ..Default::default() }.to_json();
         assert_eq!(plain_udp["gso"], json!(0), "3.22 sends the offload keys, off, with every UDP test");
         assert_eq!(plain_udp["gso_bf_size"], json!(65507));
@@ -568,6 +582,8 @@ mod tests {
             ("TOS", -1, IperfErrno::BADTOS),
             ("flowlabel", 0, IperfErrno::SETFLOW),
             ("flowlabel", 0x100000, IperfErrno::SETFLOW),
+            ("server_affinity", -1, IperfErrno::AFFINITY),
+            ("server_affinity", 1025, IperfErrno::AFFINITY),
             ("gro", 2, IperfErrno::RECVPARAMS),
             ("gso_bf_size", -1, IperfErrno::RECVPARAMS),
         ];
@@ -609,6 +625,7 @@ mod tests {
             proptest::option::of(1u32..=1000),
             proptest::option::of(1i32..=255),
             proptest::option::of(1i32..=0xfffff),
+            proptest::option::of(0u32..=1024),
         );
         let strings = (
             proptest::option::of(".{0,40}"),
@@ -637,6 +654,7 @@ mod tests {
                 burst: b.4,
                 tos: b.5,
                 flowlabel: b.6,
+                server_affinity: b.7,
                 title: c.0,
                 extra_data: c.1,
                 congestion: c.2,
@@ -666,7 +684,7 @@ mod tests {
         /// code of that key's 3.22 check; it never panics or reads as something else.
         #[test]
         fn each_numeric_key_reads_back_or_is_refused_with_its_code(
-            key in proptest::sample::select(vec!["omit", "time", "MSS", "parallel", "window", "burst", "TOS", "flowlabel"]),
+            key in proptest::sample::select(vec!["omit", "time", "MSS", "parallel", "window", "burst", "TOS", "flowlabel", "server_affinity"]),
             value in -1_000_000i64..1_000_000_000,
         ) {
             let (lo, hi, code) = match key {
@@ -677,6 +695,7 @@ mod tests {
                 "window" => (0, 512 * 1024 * 1024, IperfErrno::BUFSIZE),
                 "burst" => (1, 1000, IperfErrno::BURST),
                 "TOS" => (0, 255, IperfErrno::BADTOS),
+                "server_affinity" => (0, 1024, IperfErrno::AFFINITY),
                 _ => (1, 0xfffff, IperfErrno::SETFLOW),
             };
             let read = TestParams::from_json(&json!({"tcp": true, key: value}));

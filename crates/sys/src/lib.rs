@@ -15,11 +15,14 @@
 //!   buffers (`-w`), TOS/TCLASS (`-S`), bind to device, user timeout, keepalive (`--cntl-ka`),
 //!   `TCP_NODELAY` (`-N`), pacing (`--fq-rate`), don't-fragment, `SO_RXQ_OVFL`, receive
 //!   timestamps (`SO_TIMESTAMPNS`).
+//! - [`flowlabel`]: IPv6 flow labels (`-L`): the label lease (`IPV6_FLOWLABEL_MGR`),
+//!   `IPV6_FLOWINFO_SEND`, and the labelled address to connect to.
 //! - [`drop_counter`]: `recvmsg` that also returns the `SO_RXQ_OVFL` drop counter of a UDP socket.
 //! - [`mod@uname`]: the `system_info` line iperf3 prints (`uname(2)`).
 //! - [`time`]: local-time `strftime` for `--timestamps`.
 //! - [`daemon`]: `daemon(3)` for `-D`.
-//! - [`affinity`]: pin the calling thread to a CPU (`-A`, `sched_setaffinity`).
+//! - [`affinity`]: pin the calling thread to a CPU (`-A`, `sched_setaffinity`), for good or
+//!   until a [`Pinned`] guard is dropped.
 //! - [`clock`]: `CLOCK_MONOTONIC` as a value (iperf3's UDP timestamps), its offset from
 //!   `CLOCK_REALTIME` (the kernel's receive timestamps) and the thread's timer slack (precise
 //!   pacing sleeps).
@@ -50,6 +53,7 @@ pub mod clock;
 mod cmsg;
 pub mod daemon;
 pub mod drop_counter;
+pub mod flowlabel;
 pub mod malloc;
 mod raw;
 pub mod rusage;
@@ -65,7 +69,7 @@ pub mod zerocopy;
 #[cfg(test)]
 mod testutil;
 
-pub use affinity::{set_thread_affinity, thread_affinity};
+pub use affinity::{Pinned, current_tid, set_task_cpus, set_thread_affinity, set_thread_cpus, thread_affinity};
 pub use drop_counter::recv_with_drop_counter;
 pub use rusage::{CpuSampler, CpuTimes, CpuUtil, process_cpu_times, thread_cpu_times};
 pub use tcp_info::{TcpInfo, tcp_info};

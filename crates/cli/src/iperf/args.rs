@@ -83,8 +83,9 @@ pub struct IperfArgs {
     /// Show version information and quit.
     #[arg(short = 'v', long = "version", help_heading = SERVER_OR_CLIENT)]
     pub version: bool,
-    /// Set CPU affinity (core number to pin stream threads to). Read as iperf3 reads it: the
-    /// leading number counts (`-A 2/2` is `-A 2`); `,M` (the server's core) is not sent.
+    /// Set CPU affinity: pin this side's test to core N; a client's `,M` asks the server to pin
+    /// its side of the test to core M. Read as iperf3 reads it: the leading number counts
+    /// (`-A 2/2` is `-A 2`).
     #[arg(short = 'A', long = "affinity", value_name = "N[,M]", help_heading = SERVER_OR_CLIENT)]
     pub affinity: Option<String>,
 
@@ -192,7 +193,7 @@ pub struct IperfArgs {
     /// Set the IP DSCP value, 0-63 or a symbolic name (ef, af11, cs1, ...).
     #[arg(long = "dscp", value_name = "VAL", help_heading = CLIENT)]
     pub dscp: Option<String>,
-    /// Set the IPv6 flow label (not supported yet).
+    /// Set the IPv6 flow label of the TCP data connections (1 to 0xfffff; IPv6 servers only).
     #[arg(short = 'L', long = "flowlabel", value_name = "N", help_heading = CLIENT)]
     pub flowlabel: Option<String>,
     /// Use a 'zero copy' method of sending data: sendfile() from a memory file; `--zerocopy=z`
@@ -275,4 +276,19 @@ pub struct IperfArgs {
     /// chart, q ends the test. Plain output when stdout is not a terminal or with -J (wireperf only).
     #[arg(long = "tui", help_heading = "Client specific")]
     pub tui: bool,
+}
+
+impl IperfArgs {
+    /// iperf3 sets the protocol as it reads each flag: `-u` makes it UDP, `-m` makes it TCP
+    /// over MPTCP. So of the two the later wins, as in 3.22: `-u -m` runs MPTCP, `-m -u` UDP.
+    pub fn settle_protocol(&mut self, m: &clap::ArgMatches) {
+        let given = |id: &str| {
+            (m.value_source(id) == Some(clap::parser::ValueSource::CommandLine)).then(|| m.index_of(id)).flatten()
+        };
+        if let (Some(udp), Some(mptcp)) = (given("udp"), given("mptcp"))
+            && mptcp > udp
+        {
+            self.udp = false;
+        }
+    }
 }

@@ -17,6 +17,7 @@ use std::net::IpAddr;
 use std::time::Duration;
 use wireperf_engine::{ClientConfig, ServerConfig};
 use wireperf_protocol::IperfErrno;
+use wireperf_protocol::params::limits;
 use wireperf_sys::sockopt::Keepalive;
 
 /// A parameter error.
@@ -28,9 +29,6 @@ pub enum ParamError {
     /// A message of our own.
     #[error("{0}")]
     Msg(String),
-    /// An accepted flag whose feature is not built yet.
-    #[error("{0} is not supported yet by wireperf")]
-    NotYet(&'static str),
     /// An accepted iperf3 flag that wireperf refuses by design.
     #[error("{0}")]
     Refused(&'static str),
@@ -99,9 +97,6 @@ fn refuse_unsupported(a: &IperfArgs) -> Result<(), ParamError> {
     if a.sctp || a.xbind.is_some() || a.nstreams.is_some() {
         return Err(ParamError::Refused(SCTP_REFUSED));
     }
-    if a.flowlabel.is_some() {
-        return Err(ParamError::NotYet("IPv6 flow labels (-L)"));
-    }
     Ok(())
 }
 
@@ -165,20 +160,17 @@ pub(super) fn unit<T>(r: Result<T, wireperf_report::units::UnitError>) -> Result
 }
 
 /// `-A N[,M]` as iperf3 reads it: `strtol` for N (something must be read), `atoi` for the
-/// server's M; both 0..=1024. M is checked but not sent (no iperf3 parameter carries it).
-fn affinity(s: &str) -> Result<usize, ParamError> {
+/// server's M (`-A 1,` is M = 0); both 0..=1024. Returns (N, M).
+fn affinity(s: &str) -> Result<(usize, Option<u32>), ParamError> {
     let bad = || ParamError::Iperf(IperfErrno::AFFINITY);
+    let cpu = |n: i64| u32::try_from(n).ok().filter(|&n| n <= limits::MAX_CPU).ok_or_else(bad);
     let (n, _) = cnum::strtol(s).ok_or_else(bad)?;
-    let in_range = |n: i64| (0..=1024).contains(&n);
-    if !in_range(n) {
-        return Err(bad());
-    }
-    if let Some((_, server)) = s.split_once(',')
-        && !in_range(cnum::atoi(server).unwrap_or(0))
-    {
-        return Err(bad());
-    }
-    usize::try_from(n).map_err(|_| bad())
+    let n = cpu(n)?;
+    let server = match s.split_once(',') {
+        Some((_, m)) => Some(cpu(cnum::atoi(m).unwrap_or(0))?),
+        None => None,
+    };
+    Ok((n as usize, server))
 }
 
 /// What both roles take from the flags they share.
@@ -193,8 +185,10 @@ pub(super) struct Common {
     pub rcv_timeout: Duration,
     /// `--snd-timeout`.
     pub snd_timeout: Option<Duration>,
-    /// `-A`.
+    /// `-A N`.
     pub affinity: Option<usize>,
+    /// `-A N,M`: M, the CPU the client asks the server to pin the test to.
+    pub server_affinity: Option<u32>,
 }
 
 fn common(a: &IperfArgs) -> Result<Common, ParamError> {
@@ -207,7 +201,10 @@ fn common(a: &IperfArgs) -> Result<Common, ParamError> {
     if a.rcv_timeout.is_some_and(|t| !(1..=86_400_000).contains(&t)) {
         return Err(IperfErrno::RCVTIMEOUT.into());
     }
-    let affinity = a.affinity.as_deref().map(affinity).transpose()?;
+    let (affinity, server_affinity) = match a.affinity.as_deref().map(affinity).transpose()? {
+        Some((n, m)) => (Some(n), m),
+        None => (None, None),
+    };
     Ok(Common {
         out,
         bind,
@@ -215,6 +212,7 @@ fn common(a: &IperfArgs) -> Result<Common, ParamError> {
         rcv_timeout: Duration::from_millis(a.rcv_timeout.unwrap_or(120_000)),
         snd_timeout: a.snd_timeout.map(Duration::from_millis),
         affinity,
+        server_affinity,
     })
 }
 
@@ -237,6 +235,10 @@ pub fn lower(a: &IperfArgs, roles: &RoleFlags) -> Result<(Mode, Pending), ParamE
     }
     refuse_unsupported(a)?;
     let common = common(a)?;
+    // `-A N,M` asks the server for CPU M: a client's flag (iperf3's `client_flag`).
+    if a.server && common.server_affinity.is_some() {
+        return Err(IperfErrno::CLIENTONLY.into());
+    }
     if a.server {
         return crate::iperf::lower_server::lower(a, common);
     }
@@ -268,6 +270,11 @@ mod tests {
         assert_eq!(msg("wireperf -c h -u -F Cargo.toml"), "cannot transfer file using UDP");
         assert_eq!(msg("wireperf -c h -A x"), "unable to set CPU affinity");
         assert_eq!(msg("wireperf -c h -A 1,2000"), "unable to set CPU affinity");
+        assert_eq!(msg("wireperf -s -A 1,1"), "some option you are trying to set is client only");
+        assert_eq!(msg("wireperf -c h -L 0"), "unable to set IPv6 flow label");
+        assert_eq!(msg("wireperf -c h -L 0x100000"), "unable to set IPv6 flow label");
+        assert_eq!(msg("wireperf -c h -L x"), "unable to set IPv6 flow label");
+        assert_eq!(msg("wireperf -s -L 1"), "some option you are trying to set is client only");
         assert_eq!(
             msg("wireperf -c h --cntl-ka=10/5/3"),
             "control connection Keepalive period should be larger than the full retry period (interval * count)"
@@ -276,6 +283,41 @@ mod tests {
         assert_eq!(msg("wireperf -s --skip-rx-copy"), "some option you are trying to set is client only");
         assert_eq!(msg("wireperf -c h -u -l 8"), "block size invalid (minimum = 16 bytes, maximum = 65507 bytes)");
         assert_eq!(msg("wireperf -s -t 3"), "some option you are trying to set is client only");
+    }
+
+    #[test]
+    fn affinity_and_flow_label_reach_the_parameters() {
+        let client = |cmd: &str| match parse(cmd) {
+            Ok(Mode::Client(c, _)) => c,
+            other => panic!("{cmd}: {other:?}"),
+        };
+        let c = client("wireperf -c h -A 1,0");
+        assert_eq!((c.affinity, c.params.server_affinity), (Some(1), Some(0)));
+        let c = client("wireperf -c h -A 0");
+        assert_eq!((c.affinity, c.params.server_affinity), (Some(0), None));
+        // atoi reads an empty M as 0, as in 3.22.
+        assert_eq!(client("wireperf -c h -A 1,").params.server_affinity, Some(0));
+        // strtol: hex, and trailing junk ignored (`-L 5x` runs in 3.22).
+        assert_eq!(client("wireperf -c h -L 0x12345").params.flowlabel, Some(0x12345));
+        assert_eq!(client("wireperf -c h -L 5x").params.flowlabel, Some(5));
+        assert_eq!(client("wireperf -c h").params.flowlabel, None);
+        let Ok(Mode::Server(s, ..)) = parse("wireperf -s -A 1") else { panic!() };
+        assert_eq!(s.affinity, Some(1));
+    }
+
+    /// 3.22: the later of `-u` and `-m` sets the protocol.
+    #[test]
+    fn the_later_of_udp_and_mptcp_wins() {
+        let params = |cmd: &str| match parse(cmd) {
+            Ok(Mode::Client(c, _)) => (c.params.protocol, c.params.mptcp),
+            other => panic!("{cmd}: {other:?}"),
+        };
+        assert_eq!(params("wireperf -c h -u -m"), (Protocol::Tcp, true));
+        assert_eq!(params("wireperf -c h --udp --mptcp"), (Protocol::Tcp, true));
+        assert_eq!(params("wireperf -c h -m -u"), (Protocol::Udp, false));
+        assert_eq!(params("wireperf -c h -um"), (Protocol::Tcp, true));
+        assert_eq!(params("wireperf -c h -u"), (Protocol::Udp, false));
+        assert_eq!(params("wireperf -c h -m"), (Protocol::Tcp, true));
     }
 
     #[test]

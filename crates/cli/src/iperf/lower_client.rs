@@ -5,7 +5,7 @@ use crate::iperf::args::IperfArgs;
 use crate::iperf::auth::ClientAuth;
 use crate::iperf::files::Pending;
 use crate::iperf::lower::{Common, Mode, ParamError, interval, keepalive, port, unit};
-use crate::iperf::tos;
+use crate::iperf::{cnum, tos};
 use crate::shared::endpoint::{family, split_host};
 use crate::shared::parallel;
 use std::time::Duration;
@@ -115,7 +115,19 @@ fn test_params(a: &IperfArgs) -> Result<TestParams, ParamError> {
     if let Some(f) = &a.fq_rate {
         p.fqrate = Some(unit(parse_rate(f))?).filter(|&r| r > 0);
     }
+    if let Some(l) = &a.flowlabel {
+        p.flowlabel = Some(flow_label(l)?);
+    }
     Ok(p)
+}
+
+/// `-L N` as 3.22 reads it: `strtol` (decimal, `0x` hex, `0` octal; the rest of the word is
+/// ignored), 1..=0xfffff.
+fn flow_label(s: &str) -> Result<i32, ParamError> {
+    cnum::strtol(s)
+        .and_then(|(n, _)| i32::try_from(n).ok())
+        .filter(|&n| (1..=limits::MAX_FLOWLABEL as i32).contains(&n))
+        .ok_or(ParamError::Iperf(IperfErrno::SETFLOW))
 }
 
 /// Lowers a client's flags (`a.client` is set).
@@ -131,7 +143,8 @@ pub(super) fn lower(a: &IperfArgs, common: Common) -> Result<(Mode, Pending), Pa
     if ends > 1 {
         return Err(IperfErrno::ENDCONDITIONS.into());
     }
-    let p = test_params(a)?;
+    let mut p = test_params(a)?;
+    p.server_affinity = common.server_affinity;
     let send_mode = crate::iperf::lower_zerocopy::send_mode(a.zerocopy.as_deref())?;
     let mut pending = Pending {
         client_auth: ClientAuth::from_flags(

@@ -45,11 +45,9 @@ pub fn run(a: &args::IperfArgs, roles: &RoleFlags) -> i32 {
         Ok(lower::Mode::Server(cfg, out, proc)) => crate::server_cmd::run(&cfg, &out, &proc),
         Err(e) => {
             eprintln!("wireperf: parameter error - {e}");
-            if !matches!(e, lower::ParamError::NotYet(_)) {
-                eprintln!();
-                eprintln!("Usage: wireperf [-s|-c host] [options]");
-                eprintln!("Try `wireperf --help' for more information.");
-            }
+            eprintln!();
+            eprintln!("Usage: wireperf [-s|-c host] [options]");
+            eprintln!("Try `wireperf --help' for more information.");
             1
         }
     }

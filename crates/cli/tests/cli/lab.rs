@@ -363,7 +363,8 @@ impl Lab {
         self.exec(side, &["sysctl", "-q", "-w", &format!("{key}={value}")]);
     }
 
-    fn load_nft(&self, side: Side, rules: &str) {
+    /// Loads an nft ruleset (`nft -f -`) into `side`'s namespace.
+    pub fn load_nft(&self, side: Side, rules: &str) {
         let mut child = Command::new("ip")
             .args(["netns", "exec", self.ns(side), "nft", "-f", "-"])
             .stdin(Stdio::piped())

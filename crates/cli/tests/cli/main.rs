@@ -8,6 +8,7 @@
 //! interop modules and `minimal` against it (the other modules drive subcommands it lacks).
 
 mod abuse;
+mod affinity;
 mod architecture;
 mod auth;
 mod concurrency;
@@ -15,6 +16,7 @@ mod doctor_live;
 #[cfg(feature = "exporter")]
 mod exporter;
 mod file_transfer;
+mod flowlabel;
 mod harness;
 mod history;
 mod interop_client;

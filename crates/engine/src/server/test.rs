@@ -44,6 +44,7 @@ pub(super) fn serve_test(
         cpu_end: None,
         started: None,
         rate_samples: Default::default(),
+        pinned: None,
     };
     let error = match t.run(&mut ctrl, addr, cookie, &mut report, obs) {
         Ok(()) => None,
@@ -97,6 +98,8 @@ struct ServerTest<'a> {
     cpu_end: Option<CpuUtil>,
     started: Option<Instant>,
     rate_samples: std::collections::VecDeque<(Instant, u64)>,
+    /// The client's `server_affinity` pin, undone when the test ends (this is dropped).
+    pinned: Option<wireperf_sys::Pinned>,
 }
 
 impl ServerTest<'_> {
@@ -174,6 +177,19 @@ impl ServerTest<'_> {
                     ServerEvent::Params(p) => {
                         if let Err(e) = self.validate(&p) {
                             return Err((e, Some(session)));
+                        }
+                        // As 3.22 right after the parameters: this test's threads (the control
+                        // reader, this one and so the stream threads it starts) on the client's
+                        // CPU until the test ends.
+                        if let Some(cpu) = p.server_affinity {
+                            let pin = wireperf_sys::Pinned::to(cpu as usize).and_then(|pin| {
+                                ctrl.pin_reader(cpu as usize)?;
+                                Ok(pin)
+                            });
+                            match pin {
+                                Ok(pin) => self.pinned = Some(pin),
+                                Err(err) => return Err((EngineError::Affinity(err), Some(session))),
+                            }
                         }
                         report.start.target_bitrate = Some(p.bandwidth.unwrap_or(0));
                         report.start.fq_rate = Some(p.fqrate.unwrap_or(0));
@@ -383,7 +399,9 @@ impl ServerTest<'_> {
         obs.event(Event::TestStart(&report.start));
         // iperf3's server honours the client's `-Z` for `-R` with sendfile.
         let zc = crate::SendMode::Sendfile;
-        let spec = StreamSpec::from_params(&p, self.cfg.rcv_timeout, self.cfg.affinity, zc, self.cfg.file.clone());
+        // The client's `-A N,M` overrides the server's own `-A`, as in 3.22.
+        let cpu = p.server_affinity.map(|c| c as usize).or(self.cfg.affinity);
+        let spec = StreamSpec::from_params(&p, self.cfg.rcv_timeout, cpu, zc, self.cfg.file.clone());
         run.start(now, plan.omit(), &spec, &ctrl.notifier())?;
         self.started = Some(now);
         self.run = Some(run);

@@ -51,6 +51,7 @@ const PARAM_KEYS: &[&str] = &[
     "burst",
     "TOS",
     "flowlabel",
+    "server_affinity",
     "title",
     "extra_data",
     "congestion",
