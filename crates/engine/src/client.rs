@@ -18,6 +18,10 @@ use wireperf_protocol::schema::TestReport;
 use wireperf_protocol::{Cookie, ExchangeResults, Protocol, TestParams};
 use wireperf_sys::CpuSampler;
 
+/// How long a test that ended on its byte budget waits for the server to acknowledge the
+/// last bytes before it sends TEST_END ([`TestRun::wait_delivered`]).
+const DELIVERY_LIMIT: Duration = Duration::from_secs(2);
+
 /// UDP block size when the control connection's MSS is unknown (iperf3's DEFAULT_UDP_BLKSIZE).
 const DEFAULT_UDP_LEN: u32 = wireperf_protocol::params::DEFAULT_UDP_DATAGRAM;
 
@@ -140,6 +144,8 @@ impl<'a> Client<'a> {
         let mut finished: Option<Finished> = None;
         // Set once the streams run: `finish` before that waits for them.
         let mut running = false;
+        // The test ended on its byte or block budget (`-n`, `-k`, `-F`), not its time.
+        let mut by_budget = false;
         let spec = StreamSpec::from_params(p, cfg.rcv_timeout, cfg.affinity, cfg.send_mode, cfg.file.clone());
         loop {
             // Whatever the session queued (e.g. the parameters after PARAM_EXCHANGE).
@@ -171,6 +177,7 @@ impl<'a> Client<'a> {
                 Some(Wake::BudgetReached) => {
                     if t_end.is_none() {
                         end_at = Some(Instant::now());
+                        by_budget = true;
                     }
                 }
                 Some(Wake::DataConn(..)) | Some(Wake::Interrupt) | None => {}
@@ -187,6 +194,9 @@ impl<'a> Client<'a> {
                     r.stop_senders();
                     t_end = Some(Instant::now());
                     cpu_end = cpu.and_then(|c| c.sample().ok());
+                    if by_budget {
+                        r.wait_delivered(Instant::now() + DELIVERY_LIMIT);
+                    }
                     session.end_test()?;
                     ctrl.send(&session.take_output())?;
                 } else if t_end.is_none() {

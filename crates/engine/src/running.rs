@@ -169,6 +169,24 @@ impl TestRun {
         }
     }
 
+    /// Waits until the peer acknowledged every byte the TCP senders wrote, or `deadline`.
+    ///
+    /// A `-n`/`-k`/`-F` test ends on the sender's last write, with data still in flight, and
+    /// stock 3.16–3.18 servers close their data sockets the moment TEST_END arrives: a
+    /// wireperf client that sent TEST_END at once lost up to a few hundred kB of a `-F` file
+    /// (what was still in flight or unread) to a 3.18 server, which iperf3's own client, slower
+    /// to end, rarely does. The sender's figures are taken before this wait.
+    pub(crate) fn wait_delivered(&self, deadline: Instant) {
+        let in_flight = |s: &Stream| {
+            s.sender
+                && !s.is_udp()
+                && wireperf_sys::tcp_info(s.socket_ref()).is_ok_and(|i| i.unacked > 0 || i.notsent_bytes > 0)
+        };
+        while self.streams.iter().any(in_flight) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
     /// Waits until every receiving stream has what the sender sent, or ended, or `deadline`.
     ///
     /// `target(s)` is the sender's total: bytes for TCP, datagrams for UDP. A UDP stream has
