@@ -229,7 +229,8 @@ pub struct IperfArgs {
     /// Set IPv4 Don't Fragment flag.
     #[arg(long = "dont-fragment", help_heading = CLIENT)]
     pub dont_fragment: bool,
-    /// Transmit / receive a file (not supported yet).
+    /// Transmit / receive a file: the client sends it (the test ends when it is sent), a server
+    /// writes what it receives to it.
     #[arg(short = 'F', long = "file", value_name = "NAME", group = EITHER_ROLE, help_heading = CLIENT)]
     pub file: Option<String>,
     /// Username for authentication (password from IPERF3_PASSWORD, else asked on the terminal).
