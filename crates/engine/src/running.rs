@@ -61,11 +61,19 @@ impl TestRun {
         }
     }
 
-    /// Installs `-n`/`-k` budgets for the directions this side ends the test on.
-    pub(crate) fn with_budgets(mut self, bytes: u64, blocks: u64, omitting: bool) -> Self {
+    /// Installs `-n`/`-k` budgets for both directions (the client, which ends the test on them).
+    pub(crate) fn with_budgets(self, bytes: u64, blocks: u64, omitting: bool) -> Self {
+        let mut run = self.with_send_budget(bytes, blocks, omitting);
+        if bytes > 0 || blocks > 0 {
+            run.recv_budget = Some(Arc::new(Budget::new(bytes, blocks, !omitting)));
+        }
+        run
+    }
+
+    /// Installs the `-n`/`-k` budget of the streams this side sends on only.
+    pub(crate) fn with_send_budget(mut self, bytes: u64, blocks: u64, omitting: bool) -> Self {
         if bytes > 0 || blocks > 0 {
             self.send_budget = Some(Arc::new(Budget::new(bytes, blocks, !omitting)));
-            self.recv_budget = Some(Arc::new(Budget::new(bytes, blocks, !omitting)));
         }
         self
     }

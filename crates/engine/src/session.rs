@@ -14,7 +14,7 @@ use crate::summary::{EndInputs, build_end, local_results};
 use std::path::Path;
 use std::time::Duration;
 use wireperf_protocol::schema::{Start, TestReport};
-use wireperf_protocol::{ExchangeResults, TestParams};
+use wireperf_protocol::{ExchangeResults, Protocol, TestParams};
 use wireperf_sys::CpuUtil;
 
 /// Which end of the test this host is.
@@ -38,6 +38,8 @@ pub(crate) struct StreamPlan {
     time: Duration,
     bytes: u64,
     blocks: u64,
+    /// UDP: a sender cannot stop at the budget (see [`StreamPlan::run`]).
+    udp: bool,
 }
 
 impl StreamPlan {
@@ -53,6 +55,7 @@ impl StreamPlan {
             time: Duration::from_secs(u64::from(p.time)),
             bytes: p.num,
             blocks: p.blockcount,
+            udp: p.protocol == Protocol::Udp,
         }
     }
 
@@ -96,12 +99,19 @@ impl StreamPlan {
         s
     }
 
-    /// The running phase over the connected streams. `-n`/`-k` budgets go to the client only:
-    /// it is the side that ends the test (TEST_END) when they are spent.
+    /// The running phase over the connected streams. The client holds both `-n`/`-k` budgets:
+    /// it is the side that ends the test (TEST_END) when one is spent, sending or receiving.
+    /// A server sending TCP (`-R`, `--bidir`) stops writing when its direction's budget is
+    /// spent, as iperf3's sender does, so the client reads the budget and not whatever the
+    /// server wrote until TEST_END arrived. A UDP server keeps sending until TEST_END (iperf3's
+    /// paced sender does too): a datagram lost on the path would otherwise leave the client
+    /// short of its budget, waiting forever.
     pub(crate) fn run(&self, streams: Vec<Stream>, interval: Option<Duration>) -> TestRun {
         let run = TestRun::new(streams, interval, self.bidir_split());
+        let omitting = !self.omit.is_zero();
         match self.role {
-            Role::Client => run.with_budgets(self.bytes, self.blocks, !self.omit.is_zero()),
+            Role::Client => run.with_budgets(self.bytes, self.blocks, omitting),
+            Role::Server if !self.udp => run.with_send_budget(self.bytes, self.blocks, omitting),
             Role::Server => run,
         }
     }

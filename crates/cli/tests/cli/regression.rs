@@ -172,3 +172,30 @@ fn zero_phase_lengths_and_negative_timeouts_are_refused_at_once() {
         assert!(started.elapsed() < std::time::Duration::from_secs(5), "{args:?} took {:?}", started.elapsed());
     }
 }
+
+/// A wireperf server sending TCP for `-R -n 1M` (or `--bidir -k`) kept writing until TEST_END
+/// arrived: only the client held the budget, so a 3.22 client reported 390 MB to 1 GB received
+/// for 1 MiB asked, a wireperf client 6 MB. Stock servers stop writing at the budget, and so
+/// must wireperf's, from every client: the client reads exactly the budget.
+#[test]
+fn reverse_byte_budgets_stop_a_wireperf_server_sender() {
+    const MIB: u64 = 1 << 20;
+    let clients = [("wireperf", wireperf()), ("iperf3 3.12", iperf3()), ("iperf3 3.22", stock_iperf3("3.22"))];
+    for (who, client) in &clients {
+        for (args, direction, expected) in [
+            (&["-R", "-n", "1M"][..], "sum_received", MIB),
+            (&["-R", "-k", "10", "-l", "64K", "-P", "2"][..], "sum_received", 10 * 64 * 1024),
+        ] {
+            let v = one_shot_json(&wireperf(), client, args);
+            assert!(v.get("error").is_none(), "{who} {args:?}: {}", v["error"]);
+            let got = u(&v, &format!("/end/{direction}/bytes"));
+            assert_eq!(got, expected, "{who} {args:?}: the client received {got} bytes for a budget of {expected}");
+        }
+    }
+    // --bidir: the server's direction stops at the budget too (the client's own direction is
+    // the client's budget, which already held).
+    let v = one_shot_json(&wireperf(), &wireperf(), &["--bidir", "-n", "2M"]);
+    assert!(v.get("error").is_none(), "--bidir -n 2M: {}", v["error"]);
+    let reverse = u(&v, "/end/sum_received_bidir_reverse/bytes");
+    assert!(reverse <= 2 * MIB, "--bidir -n 2M: the server sent {reverse} bytes");
+}
