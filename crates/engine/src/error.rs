@@ -5,11 +5,22 @@ use wireperf_protocol::IperfErrno;
 use wireperf_protocol::client::ClientError;
 use wireperf_protocol::server::ServerError;
 
+/// An OS error as iperf3 prints it: `strerror`'s text alone. Rust's `io::Error` adds
+/// " (os error N)", which no iperf3 message has and which a script matching iperf3's
+/// messages would trip on.
+fn os_text(err: &io::Error) -> String {
+    let text = err.to_string();
+    match err.raw_os_error() {
+        Some(code) => text.strip_suffix(&format!(" (os error {code})")).map_or_else(|| text.clone(), str::to_string),
+        None => text,
+    }
+}
+
 /// Why a test failed.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
     /// The server could not be reached.
-    #[error("unable to connect to server: {0}")]
+    #[error("unable to connect to server - server may have stopped running or use a different port, firewall issue, etc.: {}", os_text(.0))]
     Connect(io::Error),
     /// The host name did not resolve.
     #[error("unable to resolve host {host}: {reason}")]
@@ -20,7 +31,7 @@ pub enum EngineError {
         reason: String,
     },
     /// A data stream could not be connected.
-    #[error("unable to connect stream: {0}")]
+    #[error("unable to connect stream: {}", os_text(.0))]
     StreamConnect(io::Error),
     /// The IPv6 flow label (`-L`) could not be set, or the server is reached over IPv4. The
     /// message is iperf3's, which names no OS error.
@@ -31,10 +42,10 @@ pub enum EngineError {
         err: io::Error,
     },
     /// `-A` (or a client's `server_affinity`) named a CPU this thread cannot be pinned to.
-    #[error("unable to set CPU affinity: {0}")]
+    #[error("unable to set CPU affinity: {}", os_text(.0))]
     Affinity(io::Error),
     /// Writing or reading the control connection failed.
-    #[error("unable to {op} the control socket: {err}")]
+    #[error("unable to {op} the control socket: {}", os_text(err))]
     Ctrl {
         /// `read from` / `write to`.
         op: &'static str,
@@ -65,7 +76,7 @@ pub enum EngineError {
     #[error("the client has terminated")]
     ClientTerminated,
     /// A data stream failed.
-    #[error("unable to {op} stream socket: {err}")]
+    #[error("unable to {op} stream socket: {}", os_text(err))]
     Stream {
         /// `write to` / `read from`.
         op: &'static str,
@@ -76,7 +87,7 @@ pub enum EngineError {
     #[error("idle timeout for receiving data")]
     RecvTimeout,
     /// A socket option could not be set.
-    #[error("{what}: {err}")]
+    #[error("{what}: {}", os_text(err))]
     SocketOption {
         /// What was being set.
         what: &'static str,
@@ -90,10 +101,10 @@ pub enum EngineError {
     #[error("{0}")]
     Refused(String),
     /// Listening failed.
-    #[error("unable to start listener for connections: {0}")]
+    #[error("unable to start listener for connections: {}", os_text(.0))]
     Listen(io::Error),
     /// `-F` file could not be read or written.
-    #[error("unable to open -F file {path}: {err}")]
+    #[error("unable to open -F file {path}: {}", os_text(err))]
     File {
         /// The file.
         path: String,
@@ -164,5 +175,23 @@ impl EngineError {
             | EngineError::File { err: e, .. } => e.raw_os_error().unwrap_or(0),
             _ => 0,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn os_errors_read_as_iperf3_prints_them() {
+        let refused = EngineError::Connect(io::Error::from_raw_os_error(libc::ECONNREFUSED));
+        assert_eq!(
+            refused.to_string(),
+            "unable to connect to server - server may have stopped running or use a different port, \
+             firewall issue, etc.: Connection refused"
+        );
+        // An error that is not the OS's keeps its own text.
+        let other = EngineError::Stream { op: "write to", err: io::Error::other("peer went away") };
+        assert_eq!(other.to_string(), "unable to write to stream socket: peer went away");
     }
 }
