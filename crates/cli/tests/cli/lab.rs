@@ -473,6 +473,13 @@ impl LabServer {
         self.child.id()
     }
 
+    /// What the server has written so far (stdout, stderr), while it keeps running: a server
+    /// without `-1` serves test after test, and each test's `-J` document appears here.
+    pub fn output_so_far(&self) -> (String, String) {
+        let text = |i: usize| String::from_utf8_lossy(&self.out[i].lock().unwrap()).into_owned();
+        (text(0), text(1))
+    }
+
     /// Waits for a `-1` server to exit (killing it after `limit`); returns stdout and stderr.
     pub fn finish(mut self, limit: Duration) -> (String, String) {
         let deadline = Instant::now() + limit;

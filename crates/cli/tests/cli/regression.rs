@@ -41,7 +41,7 @@ fn bidir_streams_follow_the_clients_connection_order() {
 /// time, and the runs must show packets and datagrams differing (or nothing was tested).
 #[test]
 fn lab_udp_loss_counts_datagrams_of_gso_packets_that_cross_a_veth_whole() {
-    use crate::udp_exact::{Case, lab_for, one_run};
+    use crate::udp_exact::{Case, Runs, lab_for};
     let case = Case {
         name: "whole GSO",
         sender: wireperf(),
@@ -49,11 +49,13 @@ fn lab_udp_loss_counts_datagrams_of_gso_packets_that_cross_a_veth_whole() {
         no_offload: false,
         whole_gso: true,
         phantom_per_stream: 0,
+        timed: 1,
     };
     let lab = lab_for(std::slice::from_ref(&case));
+    let mut runs = Runs::start(&lab, &case);
     let mut merged = 0;
     for run in 1..=5 {
-        let (_, f) = one_run(&lab, &case).remove(0);
+        let (_, f) = runs.run(run).remove(0);
         let by_packets = f.difference() + (f.nft_datagrams - f.nft_packets) as i64;
         eprintln!(
             "run {run}: {f:?}; difference against datagrams {:+}, against packets {by_packets:+}",
