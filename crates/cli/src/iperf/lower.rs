@@ -256,6 +256,21 @@ mod tests {
     }
 
     #[test]
+    fn a_fractional_time_is_read_as_iperf3_reads_it_and_said_so() {
+        let warn = |c: &str| {
+            let (cli, _) = crate::cli::parse_from(c.split_whitespace()).unwrap();
+            super::super::lower_client::fractional_time_warning(&cli.iperf)
+        };
+        let Ok(Mode::Client(half, _)) = parse("wireperf -c h -t 0.5") else { panic!("-t 0.5 refused") };
+        assert_eq!(half.params.time, 0, "iperf3's atoi reads -t 0.5 as 0");
+        assert!(warn("wireperf -c h -t 0.5").is_some_and(|w| w.contains("runs until interrupted")));
+        assert_eq!(warn("wireperf -c h -t 1.5").as_deref(), Some("-t 1.5 reads as 1 s (whole seconds, as in iperf3)"));
+        assert_eq!(warn("wireperf -c h -t 2"), None);
+        assert_eq!(warn("wireperf -c h -t 0"), None);
+        assert_eq!(warn("wireperf -c h"), None);
+    }
+
+    #[test]
     fn iperf3_parameter_errors() {
         let msg = |c: &str| parse(c).unwrap_err().to_string();
         assert_eq!(msg("wireperf"), "must either be a client (-c) or server (-s)");

@@ -18,6 +18,22 @@ use wireperf_report::units::{parse_rate, parse_rate_burst, parse_size};
 /// iperf3's UDP rate when `-b` is not given (1 Mbit/s in binary units: 1048576 bit/s).
 const UDP_DEFAULT_RATE: u64 = 1024 * 1024;
 
+/// A warning for a fractional `-t`: iperf3 reads whole seconds (`atoi`), so `-t 1.5` runs 1 s
+/// and `-t 0.5` reads as 0, "no time limit", and runs until interrupted. wireperf reads it the
+/// same way (a script written for iperf3 must get the same test), but says so on stderr, where
+/// no `-J` consumer looks, because a test that never ends is not what anyone typing `0.5` meant.
+pub fn fractional_time_warning(a: &IperfArgs) -> Option<String> {
+    let t = a.time.filter(|t| t.fract() != 0.0 && *t > 0.0)?;
+    Some(if t < 1.0 {
+        format!(
+            "-t {t} reads as 0 (whole seconds, as in iperf3), which means no time limit: the test runs until \
+             interrupted; give -t 1 or more, or -n/-k for a shorter test"
+        )
+    } else {
+        format!("-t {t} reads as {} s (whole seconds, as in iperf3)", t.trunc())
+    })
+}
+
 /// The test parameters: what the client sends the server in its parameter exchange.
 fn test_params(a: &IperfArgs) -> Result<TestParams, ParamError> {
     let udp = a.udp;

@@ -38,6 +38,9 @@ pub fn run(a: &args::IperfArgs, roles: &RoleFlags) -> i32 {
             0
         }
         Ok(lower::Mode::Client(cfg, out)) => {
+            if let Some(w) = lower_client::fractional_time_warning(a) {
+                eprintln!("wireperf: warning - {w}");
+            }
             let save = (!a.no_save).then(|| a.db.clone());
             let latency = crate::shared::latency::config(a.latency, a.latency_interval);
             crate::client_cmd::run(&cfg, &out, save.as_ref().map(Option::as_deref), a.why, a.tui, latency)
