@@ -23,8 +23,12 @@ Method (see docs/performance.md and BENCHMARKS.md):
 - Limit: per TCP case, wireperf with -Z --skip-rx-copy added (sendfile on the sender, MSG_TRUNC
   on the receiver: no user-space copy at either end, so what is left is the kernel's TCP path);
   every tool's median is given as a fraction of it.
-- Sampling cost: wireperf TCP 1 stream with --why (both hosts sampled per interval) over
-  without, in interleaved rounds.
+- Sampling cost: wireperf TCP with --why (both hosts sampled per interval) over without, in
+  interleaved rounds, at each -P of --why-streams; beside the ratios, the CPU time the sampling
+  itself used on each host as the --why run reports it (`wireperf.watch_cost` in -J, measured
+  on the sampler thread), in percent of one core: this figure does not depend on the noise
+  that the throughput ratio suffers. A wireperf server samples every test, asked or not, so
+  the run without --why still has the server's sampling: the ratio shows the client's part.
 """
 
 import argparse
@@ -231,7 +235,7 @@ def one_run(tool, env, secs, extra, db):
         recv_bytes, bps, loss = r.get("bytes", 0), r.get("bits_per_second", 0.0), 0.0
     cpu = ccpu + scpu
     return {"bps": bps, "bytes": recv_bytes, "cpu": cpu, "ccpu": ccpu, "scpu": scpu, "loss": loss,
-            "crss": crss, "srss": srss}
+            "crss": crss, "srss": srss, "watch_cost": (doc.get("wireperf") or {}).get("watch_cost")}
 
 
 def udp_search(tool, env, secs, db, steps):
@@ -256,11 +260,16 @@ def udp_search(tool, env, secs, db, steps):
     return best
 
 
-def ratio_stats(xs):
+def ratio_stats(xs, spec=".2f"):
     xs = [x for x in xs if x is not None]
     if not xs:
         return "n/a"
-    return f"{statistics.median(xs):.2f} [{min(xs):.2f}–{max(xs):.2f}]"
+    return f"{statistics.median(xs):{spec}} [{min(xs):{spec}}–{max(xs):{spec}}]"
+
+
+def watch_costs(runs, side):
+    """The `wireperf.watch_cost` of `side` in each --why run that reported one."""
+    return [r["watch_cost"][side] for r in runs if r and (r.get("watch_cost") or {}).get(side)]
 
 
 def median(xs, f):
@@ -366,6 +375,7 @@ def main():
                     help="memory (peak RSS, -P 8/-P 128), limit (-Z --skip-rx-copy reference), "
                          "why (--why sampling cost); 'none' for none")
     ap.add_argument("--mem-streams", default="8,128", help="-P values of the memory table")
+    ap.add_argument("--why-streams", default="1", help="-P values of the --why sampling cost rows")
     ap.add_argument("--mem-secs", type=int, default=2, help="seconds per memory run")
     ap.add_argument("--wait-load", type=float, default=0, help="wait up to this many s for load < 1.5")
     ap.add_argument("--load-threshold", type=float, default=1.5)
@@ -429,8 +439,9 @@ def main():
                         loads)["limit"]
             if "why" in extras:
                 pair = [wp, dict(wp, name="wireperf --why", flags=["--why"])]
-                why[env_name] = rounds(a, pair, f"{env_name} tcp1 --why",
-                                       lambda t: one_run(t, env, a.secs, [], db), loads)
+                for n in a.why_streams.split(","):
+                    why[(env_name, n)] = rounds(a, pair, f"{env_name} -P {n} --why",
+                                                lambda t: one_run(t, env, a.secs, ["-P", n], db), loads)
         if "memory" in extras:
             env = Env("loopback")
             for n in a.mem_streams.split(","):
@@ -507,14 +518,26 @@ def report(a, tools, peers, extras, results, limits, memory, why, load_start, lo
             print(f"| {t['name']} | " + " | ".join(cells) + " |")
     if why:
         print()
-        print("### Sampling cost: wireperf TCP 1 stream with --why / without")
+        print("### Sampling cost: wireperf TCP with --why / without")
         print()
-        print("| path | rounds | throughput ratio med [min–max] | bytes/CPU-s ratio med [min–max] |")
-        print("|---|---|---|---|")
-        for env, res in why.items():
+        print("Sampling CPU: what the sampler thread used while the test ran, in % of one core, med "
+              "[min–max] over the --why runs, as `wireperf.watch_cost` reports it (measured, not "
+              "affected by throughput noise); ms: med CPU ms during the test / before and after it.")
+        print()
+        print("| path | streams | rounds | throughput ratio med [min–max] | bytes/CPU-s ratio med [min–max] "
+              "| client sampling % of a core | server sampling % of a core | client ms during / edges "
+              "| server ms during / edges |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for (env, n), res in why.items():
             on, off = res["wireperf --why"], res[wp]
             thr = ratios(on, off, gbit)
-            print(f"| {env} | {len(thr)} | {ratio_stats(thr)} | {ratio_stats(ratios(on, off, gbit_per_cpu))} |")
+            costs = {side: watch_costs(on, side) for side in ("client", "server")}
+            cells = [ratio_stats([c["core_percent"] for c in cs if c.get("core_percent") is not None], ".3f")
+                     for cs in costs.values()]
+            cells += [f"{fmt(median(cs, lambda c: c['cpu_ms']), '.1f')} / {fmt(median(cs, lambda c: c['edges_cpu_ms']), '.1f')}"
+                      if cs else "n/a (not reported)" for cs in costs.values()]
+            print(f"| {env} | {n} | {len(thr)} | {ratio_stats(thr)} | {ratio_stats(ratios(on, off, gbit_per_cpu))} | "
+                  + " | ".join(cells) + " |")
     skipped = [e for e in EXTRAS if e not in extras]
     if skipped:
         print()

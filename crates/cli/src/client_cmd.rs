@@ -155,14 +155,15 @@ pub fn run(
             1
         }
     };
+    let watched = why::Watched { client: local.as_ref(), server: far.as_ref().map(|r| &r.series) };
     match &verdicts {
         Some(v) if out.json && out.json_stream => {
-            sink.raw(&format!("{}\n", serde_json::json!({"event": "wireperf", "data": {"bottleneck": v}})));
+            sink.raw(&format!("{}\n", serde_json::json!({"event": "wireperf", "data": why::extension(v, watched)})));
         }
         Some(v) if out.json => {
-            sink.raw(&wireperf_report::cjson::to_cjson_string(&why::json_with_verdicts(&outcome.report, v)));
+            sink.raw(&wireperf_report::cjson::to_cjson_string(&why::json_with_verdicts(&outcome.report, v, watched)));
         }
-        Some(v) => sink.lines(&why::render_text(v), None),
+        Some(v) => sink.lines(&why::render_text(v, watched), None),
         None if out.json && outcome.error.is_none() && JsonMode::of(out).document => {
             sink.raw(&wireperf_report::cjson::to_cjson_string(&outcome.report));
         }

@@ -43,10 +43,14 @@ pub struct SenderLimits {
 /// Starts watching this host for a test to or from `peer` (the interface is the route's).
 /// `None` when the watcher thread cannot start; the caller then reports that nothing was seen.
 pub fn start_watch(peer: Option<IpAddr>, interval: Duration) -> Option<Watch> {
-    let iface = peer.and_then(wireperf_doctor::interface_for);
-    let facts = watch::facts::read_live(iface.as_deref());
+    let ((iface, facts), setup_ns) = watch::cost::measured(|| {
+        let iface = peer.and_then(wireperf_doctor::interface_for);
+        let facts = watch::facts::read_live(iface.as_deref());
+        (iface, facts)
+    });
     let mut cfg = WatchConfig::live(iface, interval);
     cfg.facts = facts;
+    cfg.setup_ns = setup_ns;
     Watch::start(cfg).ok()
 }
 
@@ -215,8 +219,10 @@ impl Observer for ServerWatch {
         match &ev {
             Event::Accepted { host, .. } => self.peer = host.parse().ok(),
             Event::TestStart(_) if self.watch.is_none() => {
-                let iface = self.peer.and_then(wireperf_doctor::interface_for);
-                self.watch = Watch::start(WatchConfig::live(iface, Duration::from_secs(1))).ok();
+                let (iface, setup_ns) = watch::cost::measured(|| self.peer.and_then(wireperf_doctor::interface_for));
+                let mut cfg = WatchConfig::live(iface, Duration::from_secs(1));
+                cfg.setup_ns = setup_ns;
+                self.watch = Watch::start(cfg).ok();
             }
             Event::End(r) => {
                 self.series = self.watch.take().map(Watch::stop);
@@ -233,7 +239,11 @@ impl Observer for ServerWatch {
 
     fn watch_results(&mut self) -> Option<Value> {
         let mut series = self.series.take()?;
-        series.facts = watch::facts::read_live(series.iface.as_deref());
+        let (facts, ns) = watch::cost::measured(|| watch::facts::read_live(series.iface.as_deref()));
+        series.facts = facts;
+        if let Some(c) = series.cost.as_mut() {
+            c.charge_edges(ns);
+        }
         serde_json::to_value(WatchReply { series, tcp_sender: self.sender }).ok()
     }
 }

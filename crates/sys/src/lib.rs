@@ -9,7 +9,7 @@
 //!
 //! - [`mod@tcp_info`]: `getsockopt(TCP_INFO)` into a plain [`TcpInfo`] (cwnd, rtt, retransmits, …),
 //!   the per-interval numbers iperf3 prints; tolerant of older kernels' shorter struct.
-//! - [`rusage`]: process and per-thread CPU times (`getrusage`) and [`CpuSampler`], which
+//! - [`rusage`]: process, per-thread and children's CPU times (`getrusage`) and [`CpuSampler`], which
 //!   computes `cpu_util_total/user/system` the way iperf3 does.
 //! - [`sockopt`]: socket options behind iperf3 flags: congestion control (`-C`), MSS (`-M`),
 //!   buffers (`-w`), TOS/TCLASS (`-S`), bind to device, user timeout, keepalive (`--cntl-ka`),
@@ -71,6 +71,8 @@ mod testutil;
 
 pub use affinity::{Pinned, current_tid, set_task_cpus, set_thread_affinity, set_thread_cpus, thread_affinity};
 pub use drop_counter::recv_with_drop_counter;
-pub use rusage::{CpuSampler, CpuTimes, CpuUtil, process_cpu_times, thread_cpu_times};
+pub use rusage::{
+    CpuSampler, CpuTimes, CpuUtil, children_cpu_times, process_cpu_times, thread_cpu_clock, thread_cpu_times,
+};
 pub use tcp_info::{TcpInfo, tcp_info};
 pub use uname::{Uname, system_info, uname};

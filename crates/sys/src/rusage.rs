@@ -55,6 +55,13 @@ pub fn thread_cpu_times() -> io::Result<CpuTimes> {
     getrusage(libc::RUSAGE_THREAD)
 }
 
+/// CPU time of this process's terminated and waited-for children: `getrusage(RUSAGE_CHILDREN)`.
+/// Process-wide, so a delta around one command is that command's cost only while no other
+/// thread reaps a child meanwhile.
+pub fn children_cpu_times() -> io::Result<CpuTimes> {
+    getrusage(libc::RUSAGE_CHILDREN)
+}
+
 fn getrusage(who: libc::c_int) -> io::Result<CpuTimes> {
     let mut ru = MaybeUninit::<libc::rusage>::zeroed();
     // SAFETY: `ru` is a valid, writable `rusage`; `who` is one of the RUSAGE_* constants.
@@ -77,9 +84,21 @@ fn timeval_to_duration(tv: libc::timeval) -> Duration {
 /// glibc's `clock()` reads, and so what iperf3's `cpu_util_total` is based on. It is more
 /// precise than `getrusage`, whose user/system split is sampled.
 pub fn process_cpu_clock() -> io::Result<Duration> {
+    cpu_clock(libc::CLOCK_PROCESS_CPUTIME_ID)
+}
+
+/// The calling thread's CPU time (user + system) from `CLOCK_THREAD_CPUTIME_ID`. Unlike
+/// `getrusage(RUSAGE_THREAD)`, which only sees the runtime the scheduler booked at its last
+/// tick or switch, this clock adds the running stretch up to now: exact for work shorter than
+/// a tick (one sample of the bottleneck watch takes well under a millisecond).
+pub fn thread_cpu_clock() -> io::Result<Duration> {
+    cpu_clock(libc::CLOCK_THREAD_CPUTIME_ID)
+}
+
+fn cpu_clock(clock: libc::clockid_t) -> io::Result<Duration> {
     let mut ts = MaybeUninit::<libc::timespec>::zeroed();
     // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant the kernel knows.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, ts.as_mut_ptr()) };
+    let rc = unsafe { libc::clock_gettime(clock, ts.as_mut_ptr()) };
     if rc != 0 {
         return Err(io::Error::last_os_error());
     }
@@ -199,6 +218,32 @@ mod tests {
         })
         .join()
         .unwrap();
+    }
+
+    #[test]
+    fn thread_clock_sees_work_shorter_than_a_tick() {
+        // 200 µs of work: below a scheduler tick, so only a clock that adds the running
+        // stretch shows it (bounded: at most 10 s of wall time).
+        let t0 = thread_cpu_clock().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let spin = Instant::now();
+        while spin.elapsed() < Duration::from_micros(200) && Instant::now() < deadline {
+            std::hint::black_box(0u64);
+        }
+        let t1 = thread_cpu_clock().unwrap();
+        assert!(t1 > t0, "{t0:?} -> {t1:?}");
+        assert!(t1 - t0 <= spin.elapsed() + Duration::from_millis(1), "more CPU than wall time: {:?}", t1 - t0);
+    }
+
+    #[test]
+    fn children_times_grow_once_a_busy_child_is_reaped() {
+        let before = children_cpu_times().unwrap();
+        // A child that burns a few ms of CPU in a loop of fixed length.
+        let script = "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done";
+        let st = std::process::Command::new("sh").args(["-c", script]).status().unwrap();
+        assert!(st.success());
+        let after = children_cpu_times().unwrap();
+        assert!(after.total() > before.total(), "{before:?} -> {after:?}");
     }
 
     #[test]

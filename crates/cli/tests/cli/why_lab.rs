@@ -64,7 +64,38 @@ fn verdict_with(lab: &Lab, peer: Peer, args: &[&str], starve: Option<(Side, &Hog
         let nc = v["not_checked"].to_string();
         assert!(nc.contains("not seen"), "a stock server's side must be reported unseen: {v}");
     }
+    // A starved process's CPU time over the test is too small a bound for its sampler's.
+    if starve.is_none() {
+        assert_watch_cost_plausible(&doc, peer);
+    }
     (v, doc)
+}
+
+/// The watch's own cost (`wireperf.watch_cost`) is there for each watched host, measured
+/// (non-zero) and below the CPU time the test's process used (`cpu_utilization_percent` over
+/// the test's seconds): the sampler is one of that process's threads. A stock server sends none.
+fn assert_watch_cost_plausible(doc: &Value, peer: Peer) {
+    let cost = &doc["wireperf"]["watch_cost"];
+    let secs = doc.pointer("/end/sum_sent/seconds").and_then(Value::as_f64).unwrap();
+    let hosts: &[(&str, &str)] = if peer == Peer::Wireperf {
+        &[("client", "host_total"), ("server", "remote_total")]
+    } else {
+        &[("client", "host_total")]
+    };
+    for (side, util) in hosts {
+        let c = &cost[side];
+        let cpu_ms = c["cpu_ms"].as_f64().unwrap_or_else(|| panic!("no {side} watch cost: {cost}"));
+        let own_ms = doc["end"]["cpu_utilization_percent"][util].as_f64().unwrap() / 100.0 * secs * 1000.0;
+        assert!(cpu_ms > 0.0 && cpu_ms < own_ms, "{side}: sampling {cpu_ms} ms of the test's {own_ms:.1} ms: {cost}");
+        assert!(c["samples"].as_u64().unwrap() >= 1 && c["seconds"].as_f64().unwrap() >= secs * 0.9, "{side}: {cost}");
+        assert!(
+            c["core_percent"].as_f64().unwrap() > 0.0 && c["edges_cpu_ms"].as_f64().unwrap() > 0.0,
+            "{side}: {cost}"
+        );
+    }
+    if peer == Peer::Stock {
+        assert!(cost["server"].is_null(), "a stock server reports no cost: {cost}");
+    }
 }
 
 fn ids_of(v: &Value) -> Vec<String> {
@@ -255,6 +286,10 @@ fn lab_why_text_follows_the_summary_and_plain_output_is_unchanged() {
     let block = &with[done..];
     assert!(block.contains("Bottleneck client→server: shaper (client)"), "{with}");
     assert!(block.contains("not seen: the server's host was not seen"), "{with}");
+    // What the watch cost this host; a stock server sent none, so no server line.
+    assert!(block.contains("Watch cost (client): sampling used "), "{with}");
+    assert!(block.contains(" % of one core, "), "{with}");
+    assert!(!block.contains("Watch cost (server)"), "{with}");
     assert!(!without.contains("Bottleneck"), "without --why the output is iperf3's: {without}");
     assert!(without.trim_end().ends_with("iperf Done."), "{without}");
 }

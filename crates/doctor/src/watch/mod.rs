@@ -12,11 +12,13 @@
 //!   their run-queue wait for it (a starved reader).
 //! - `sampler.rs` — [`Watch`]: the background thread sampling at the interval rate, and new
 //!   kernel log lines from `/dev/kmsg`.
+//! - `cost.rs` — [`WatchCost`]: the CPU time the watch itself used, measured with `getrusage`.
 //! - `series.rs` — deltas over a series (CPU shares, MIB/NIC counter changes, NET_RX split).
 //! - `verdict.rs` — [`Verdict`], [`Limit`], the stable [`ids`], and the rules' inputs.
 //! - `rules.rs` — [`diagnose`]: the pure rules.
 //! - `render.rs` — the verdict as text lines.
 
+pub mod cost;
 pub mod facts;
 pub mod parse;
 pub mod render;
@@ -30,6 +32,7 @@ pub mod verdict;
 #[cfg(test)]
 mod rules_tests;
 
+pub use cost::WatchCost;
 pub use rules::{diagnose, retransmit_split};
 pub use sample::{HostFacts, Sample, Series};
 pub use sampler::{Watch, WatchConfig};

@@ -41,6 +41,7 @@ fn series(secs: f64, cpus: &[CpuTimes], mib: &[(&str, u64)], nic: &[(&str, u64)]
             sysctls: BTreeMap::new(),
             ..Default::default()
         },
+        cost: None,
     }
 }
 

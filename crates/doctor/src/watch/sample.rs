@@ -10,6 +10,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::cost::WatchCost;
 use super::parse::{self, CpuTimes};
 use crate::read::procfs::parse_softnet;
 use crate::snapshot::SoftnetRow;
@@ -102,6 +103,9 @@ pub struct Series {
     pub kernel_lines: Vec<String>,
     /// The host's static facts about the interface, read once at the start.
     pub facts: HostFacts,
+    /// What the watch itself cost this host (absent from an older wireperf's reply).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<WatchCost>,
 }
 
 /// What a host knows about its interface before the test: the ceilings a rate can hit and

@@ -2,8 +2,9 @@
 //! runs, plus the kernel log lines that appear meanwhile.
 //!
 //! Cost: one sample is a handful of procfs/sysfs reads (no commands, no netlink), once per
-//! interval, on its own thread; nothing touches the data path. The series is bounded
-//! ([`MAX_SAMPLES`]); past that the last sample is overwritten so the end of the test is kept.
+//! interval, on its own thread; nothing touches the data path. What it used is measured and
+//! kept in the series ([`WatchCost`], see `cost.rs`). The series is bounded ([`MAX_SAMPLES`]);
+//! past that the last sample is overwritten so the end of the test is kept.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -13,6 +14,7 @@ use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use super::cost::{self, Meter, WatchCost};
 use super::sample::{HostFacts, Sample, Series, read_driver_counters, read_rps, read_sample};
 use super::threads::ThreadTracker;
 
@@ -37,6 +39,9 @@ pub struct WatchConfig {
     pub driver_counters: bool,
     /// The host's static facts, copied into the series.
     pub facts: HostFacts,
+    /// CPU ns already spent for this watch before it started (reading `facts`; see
+    /// [`cost::measured`]), counted in its cost.
+    pub setup_ns: u64,
 }
 
 impl WatchConfig {
@@ -49,6 +54,7 @@ impl WatchConfig {
             kernel_log: true,
             driver_counters: true,
             facts: HostFacts::default(),
+            setup_ns: 0,
         }
     }
 }
@@ -63,6 +69,7 @@ pub struct Watch {
 impl Watch {
     /// Takes the baseline sample now and keeps sampling on a background thread.
     pub fn start(cfg: WatchConfig) -> std::io::Result<Watch> {
+        let baseline = Meter::start();
         let (stop, rx) = mpsc::channel();
         let period = if cfg.interval.is_zero() { Duration::from_secs(1) } else { cfg.interval };
         let kmsg = if cfg.kernel_log { open_kmsg() } else { None };
@@ -78,6 +85,7 @@ impl Watch {
         let mut threads = ThreadTracker::new();
         let want_driver = cfg.driver_counters;
         let driver = move |iface: Option<&str>| iface.filter(|_| want_driver).map(read_driver_counters);
+        let setup_ns = cfg.setup_ns;
         let sample = move |t: f64, threads: &mut ThreadTracker| -> Sample {
             let mut s = read_sample(&cfg.base, iface.as_deref(), t);
             (s.own_run_ns, s.own_wait_ns) = threads.sample(&cfg.base, 100);
@@ -86,6 +94,8 @@ impl Watch {
         let mut first = sample(0.0, &mut threads);
         first.driver = driver(series.iface.as_deref()).unwrap_or_default();
         series.samples.push(first);
+        let mut cost = WatchCost { edges_ns: setup_ns, ..Default::default() };
+        cost.charge_edges(baseline.ns());
         let iface_end = series.iface.clone();
         let thread = std::thread::Builder::new().name("wireperf-watch".into()).spawn(move || {
             let mut kmsg = kmsg;
@@ -94,9 +104,17 @@ impl Watch {
                     Ok(()) | Err(RecvTimeoutError::Disconnected) => true,
                     Err(RecvTimeoutError::Timeout) => false,
                 };
+                // Everything this thread did until now ran while the test did.
+                let last = stopped.then(|| {
+                    cost.during_ns = cost::thread_total_ns();
+                    cost.seconds = t0.elapsed().as_secs_f64();
+                    Meter::start()
+                });
                 let mut s = sample(t0.elapsed().as_secs_f64(), &mut threads);
                 if stopped {
                     s.driver = driver(iface_end.as_deref()).unwrap_or_default();
+                } else {
+                    cost.samples += 1;
                 }
                 if series.samples.len() >= MAX_SAMPLES {
                     series.samples.pop();
@@ -105,7 +123,9 @@ impl Watch {
                 if let Some(k) = kmsg.as_mut() {
                     drain_kmsg(k, &mut series.kernel_lines);
                 }
-                if stopped {
+                if let Some(m) = last {
+                    cost.charge_edges(m.ns());
+                    series.cost = Some(cost);
                     return series;
                 }
             }
@@ -165,6 +185,7 @@ mod tests {
             kernel_log: false,
             driver_counters: false,
             facts: HostFacts::default(),
+            setup_ns: 7,
         };
         let w = Watch::start(cfg).unwrap();
         std::thread::sleep(Duration::from_millis(110));
@@ -173,5 +194,11 @@ mod tests {
         assert!(s.samples.len() >= 3, "{} samples", s.samples.len());
         assert!(s.samples.windows(2).all(|w| w[0].t <= w[1].t));
         assert_eq!(s.samples[0].cpus.len(), 1);
+        // The cost: the periodic samples (all but the baseline and the final one), their CPU
+        // time, and the setup charged to the edges.
+        let c = s.cost.expect("a finished watch reports its cost");
+        assert_eq!(c.samples as usize, s.samples.len() - 2);
+        assert!(c.during_ns > 0 && c.edges_ns > 7, "{c:?}");
+        assert!(c.seconds >= 0.1 && c.seconds <= s.samples.last().unwrap().t + 1e-9, "{c:?}");
     }
 }
