@@ -9,8 +9,9 @@ use crate::stream::Stream;
 use std::sync::atomic::Ordering;
 use wireperf_protocol::schema::{End, StreamCpu};
 
-/// The stream thread's CPU time, once the thread has ended (it records it as it exits).
-/// None for a stream on a shared worker: the worker's CPU time belongs to all its streams.
+/// The stream thread's CPU time, once the thread has ended (it records it as it exits); for a
+/// stream on a shared worker, its share of the worker's, recorded by the worker as the stream
+/// ends (`shared_by` says so).
 fn cpu_of(s: &Stream) -> Option<StreamCpu> {
     let c = &s.counters;
     if !c.finished.load(Ordering::Acquire) || !c.cpu_recorded.load(Ordering::Relaxed) {
@@ -20,7 +21,11 @@ fn cpu_of(s: &Stream) -> Option<StreamCpu> {
     let system = c.cpu_system_us.load(Ordering::Relaxed) as f64 / 1e6;
     let total = user + system;
     let bytes_per_cpu_second = if total > 0.0 { c.bytes() as f64 / total } else { 0.0 };
-    Some(StreamCpu { user_seconds: user, system_seconds: system, bytes_per_cpu_second })
+    let shared_by = match c.cpu_shared_by.load(Ordering::Relaxed) {
+        0 => None,
+        n => Some(u32::try_from(n).unwrap_or(u32::MAX)),
+    };
+    Some(StreamCpu { user_seconds: user, system_seconds: system, bytes_per_cpu_second, shared_by })
 }
 
 /// Adds the extras to `end.streams`, which lists the local streams in creation order.

@@ -12,8 +12,11 @@ pub(crate) struct Counters {
     pub cpu_user_us: AtomicU64,
     /// See `cpu_user_us`.
     pub cpu_system_us: AtomicU64,
-    /// The CPU figures are the stream's own (a stream on a shared worker has none).
+    /// The CPU figures are stored (by the stream's thread, or by its shared worker).
     pub cpu_recorded: AtomicBool,
+    /// 0: the CPU figures are the stream's own thread's. Else the stream shared a worker with
+    /// this many streams (itself included) and the figures are its share of the worker's.
+    pub cpu_shared_by: AtomicU64,
     /// The receive loop may stop waiting for data (test over, draining).
     pub draining: AtomicBool,
     /// The thread has exited.
@@ -80,6 +83,18 @@ impl Counters {
         if let Ok(t) = wireperf_sys::thread_cpu_times() {
             self.cpu_user_us.store(t.user.as_micros() as u64, Ordering::Relaxed);
             self.cpu_system_us.store(t.system.as_micros() as u64, Ordering::Relaxed);
+            self.cpu_recorded.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Stores `share` (0..=1) of the calling worker thread's CPU time as this stream's, for a
+    /// stream that shared the worker with `streams` streams.
+    pub(crate) fn record_shared_cpu(&self, share: f64, streams: usize) {
+        if let Ok(t) = wireperf_sys::thread_cpu_times() {
+            let part = |d: std::time::Duration| (d.as_micros() as f64 * share.clamp(0.0, 1.0)).round() as u64;
+            self.cpu_user_us.store(part(t.user), Ordering::Relaxed);
+            self.cpu_system_us.store(part(t.system), Ordering::Relaxed);
+            self.cpu_shared_by.store(streams as u64, Ordering::Relaxed);
             self.cpu_recorded.store(true, Ordering::Relaxed);
         }
     }

@@ -27,7 +27,8 @@ pub(super) struct TxPath {
 }
 
 impl TxPath {
-    /// Prepares the path `mode` asks for over `buf` (the worker's repeated block).
+    /// Prepares the path `mode` asks for over `buf` (the worker's repeated block: a whole call
+    /// for sendfile, else a unit that `write()` repeats).
     pub(super) fn new(buf: &[u8], mode: SendMode) -> Self {
         let mode = if mode == SendMode::Sendfile { mode } else { SendMode::Write };
         let memfd = match mode {
@@ -52,7 +53,8 @@ impl TxPath {
         Chosen { sendfile, refuse_once: sendfile && self.refuse_hook }
     }
 
-    /// Sends (part of) bytes `off..end` of `buf` on `sock` by the stream's path.
+    /// Sends (part of) bytes `off..end` of a call made of `buf` repeated, on `sock`, by the
+    /// stream's path.
     pub(super) fn send(
         &self,
         p: &mut Chosen,
@@ -62,11 +64,11 @@ impl TxPath {
         end: usize,
         io: &IoReport,
     ) -> io::Result<usize> {
-        let rest = buf.get(off..end.min(buf.len())).unwrap_or_default();
         let memfd = match (&self.memfd, p.sendfile) {
             (Ok(m), true) => m,
-            _ => return (&mut &*sock).write(rest),
+            _ => return super::buffer::write_repeated(sock, buf, off, end),
         };
+        let rest = buf.get(off..end.min(buf.len())).unwrap_or_default();
         let refused = std::mem::take(&mut p.refuse_once);
         let r = if refused {
             Err(io::Error::from_raw_os_error(libc::EINVAL))

@@ -15,8 +15,9 @@
 //!
 //! What a worker does not do (those streams keep their own threads, see `schedule`): UDP, `-F`
 //! files and `MSG_ZEROCOPY` (its completion queue wants a thread that can wait on it). A
-//! stream's CPU time is not known on its own here (the worker's is shared), so multiplexed
-//! streams carry no `wireperf_cpu`.
+//! stream's CPU time is not known on its own here: as a stream ends, the worker gives it the
+//! share of its own thread's CPU time that the stream's bytes are of all its streams' bytes
+//! (`wireperf_cpu.shared_by` says so), which is what the kernel spends per byte on them.
 
 use super::low_water::{LowWater, Switch};
 use super::tx_path::TxPath;
@@ -165,7 +166,7 @@ impl Worker {
     fn rounds(&self, members: &[Member], done: &mut [bool], live: &mut usize, mut turn: impl FnMut(usize) -> Step) {
         loop {
             let mut moved = false;
-            for (i, m) in members.iter().enumerate() {
+            for i in 0..members.len() {
                 if done[i] {
                     continue;
                 }
@@ -175,7 +176,7 @@ impl Worker {
                     Step::End(res) => {
                         done[i] = true;
                         *live -= 1;
-                        self.end(m, res);
+                        self.end(members, i, res);
                     }
                 }
             }
@@ -185,8 +186,13 @@ impl Worker {
         }
     }
 
-    /// A stream ended: tell the test thread what a stream thread would, and mark it finished.
-    fn end(&self, m: &Member, res: Result<LoopEnd, EngineError>) {
+    /// Stream `i` ended: record its share of the worker's CPU time, tell the test thread what a
+    /// stream thread would, and mark it finished.
+    fn end(&self, members: &[Member], i: usize, res: Result<LoopEnd, EngineError>) {
+        let Some(m) = members.get(i) else { return };
+        let all: u64 = members.iter().map(|x| x.counters.bytes()).sum();
+        let share = if all > 0 { m.counters.bytes() as f64 / all as f64 } else { 1.0 / members.len() as f64 };
+        m.counters.record_shared_cpu(share, members.len());
         match res {
             Ok(LoopEnd::Budget) => {
                 let _ = self.notify.send(Wake::BudgetReached);
@@ -205,11 +211,17 @@ impl Worker {
         // Paced streams move one block per call, the pacing step (as `BlockSender`).
         let per_call = if spec.rate > 0 { 1 } else { (spec.call_bytes.min(WORKER_CALL) / block).max(1) };
         let payload = super::buffer::payload(block, spec.repeating_payload);
-        let buf = match super::buffer::repeated(&payload, per_call) {
+        // write() keeps one unit and repeats it per call; sendfile's memory file needs it all.
+        let copies = super::buffer::copies_kept(block, per_call, spec.send_mode == crate::config::SendMode::Sendfile);
+        let buf = match super::buffer::repeated(&payload, copies) {
             Ok(b) => b,
             Err(err) => {
-                for m in &members {
-                    self.end(m, Err(EngineError::Stream { op: "allocate a buffer for", err: clone_err(&err) }));
+                for i in 0..members.len() {
+                    self.end(
+                        &members,
+                        i,
+                        Err(EngineError::Stream { op: "allocate a buffer for", err: clone_err(&err) }),
+                    );
                 }
                 return;
             }
@@ -238,8 +250,12 @@ impl Worker {
         let mut buf = match super::buffer::zeroed(spec.call_bytes.min(WORKER_CALL).max(block)) {
             Ok(b) => b,
             Err(err) => {
-                for m in &members {
-                    self.end(m, Err(EngineError::Stream { op: "allocate a buffer for", err: clone_err(&err) }));
+                for i in 0..members.len() {
+                    self.end(
+                        &members,
+                        i,
+                        Err(EngineError::Stream { op: "allocate a buffer for", err: clone_err(&err) }),
+                    );
                 }
                 return;
             }
@@ -281,7 +297,7 @@ impl Worker {
                 if let Some(res) = st[i].on_timer(m, now, spec, &mut ready[i]) {
                     done[i] = true;
                     live -= 1;
-                    self.end(m, res);
+                    self.end(&members, i, res);
                     continue;
                 }
                 low_water_on |= st[i].low_water.is_on();
@@ -584,6 +600,10 @@ mod tests {
         assert_eq!(read, counted, "{mode:?}: every stream's count is what its peer read");
         assert_eq!(counted.iter().sum::<u64>(), blocks * 128 * 1024, "{mode:?}");
         assert!(handles.iter().all(|(c, _)| c.finished.load(Ordering::Acquire)));
+        for (c, _) in &handles {
+            assert!(c.cpu_recorded.load(Ordering::Relaxed), "{mode:?}: a share of the worker's CPU");
+            assert_eq!(c.cpu_shared_by.load(Ordering::Relaxed), 5, "{mode:?}: shared by all five");
+        }
         assert_eq!(wakes.try_iter().filter(|w| matches!(w, Wake::BudgetReached)).count(), 5);
         let io = handles[0].0.io.snapshot().unwrap();
         assert_eq!((io.requested.as_str(), io.fallback), (mode.name(), None), "{mode:?}");

@@ -108,7 +108,8 @@ enum Path {
 /// Sends one fixed block over and over through the chosen path.
 pub(crate) struct BlockSender<'a> {
     sock: &'a TcpStream,
-    /// `per_call` copies of the block, back to back.
+    /// Copies of the block, back to back: `per_call` of them for sendfile and MSG_ZEROCOPY,
+    /// else a unit that `write_repeated` repeats (`buffer::copies_kept`).
     buf: memmap2::MmapMut,
     block: usize,
     per_call: usize,
@@ -125,8 +126,9 @@ impl<'a> BlockSender<'a> {
         let block = spec.len.max(1);
         // Paced streams keep one block per call: the pacing step is a block, as in iperf3.
         let per_call = if spec.rate > 0 { 1 } else { (spec.call_bytes / block).max(1) };
-        let buf = super::buffer::repeated(&super::buffer::payload(block, spec.repeating_payload), per_call)?;
         let mode = spec.send_mode;
+        let copies = super::buffer::copies_kept(block, per_call, mode != SendMode::Write);
+        let buf = super::buffer::repeated(&super::buffer::payload(block, spec.repeating_payload), copies)?;
         report.set_send(mode);
         let path = match mode {
             SendMode::Write => Path::Write,
@@ -165,7 +167,7 @@ impl<'a> BlockSender<'a> {
         let rest = self.buf.get(off..end.min(self.buf.len())).unwrap_or_default();
         let refused = std::mem::take(&mut self.refuse_once);
         match &mut self.path {
-            Path::Write => (&mut &*self.sock).write(rest),
+            Path::Write => super::buffer::write_repeated(self.sock, &self.buf, off, end),
             Path::Sendfile(m) => {
                 let r = if refused {
                     Err(io::Error::from_raw_os_error(libc::EINVAL))

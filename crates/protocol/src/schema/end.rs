@@ -163,7 +163,8 @@ pub struct EndStream {
     pub wireperf_io: Option<StreamIo>,
 }
 
-/// wireperf's per-stream CPU cost: the stream thread's own user and system time. Misses
+/// wireperf's per-stream CPU cost: the stream thread's own user and system time, or, for a
+/// stream on a shared worker, its share (by bytes moved) of that worker thread's time. Misses
 /// softirq work the kernel does for the stream in other contexts (ksoftirqd, other CPUs).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -174,6 +175,11 @@ pub struct StreamCpu {
     pub system_seconds: f64,
     /// Bytes this stream moved (whole run, omit included) per CPU second of its thread.
     pub bytes_per_cpu_second: f64,
+    /// The stream ran on a shared worker with this many streams (itself included): the times
+    /// above are its share of the worker's, in proportion to the bytes each stream had moved
+    /// when it ended, so its bytes per CPU second is the worker's. Absent for a thread of its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shared_by: Option<u32>,
 }
 
 /// wireperf's per-stream I/O path.
