@@ -27,8 +27,8 @@ Method (see docs/performance.md and BENCHMARKS.md):
   interleaved rounds, at each -P of --why-streams; beside the ratios, the CPU time the sampling
   itself used on each host as the --why run reports it (`wireperf.watch_cost` in -J, measured
   on the sampler thread), in percent of one core: this figure does not depend on the noise
-  that the throughput ratio suffers. A wireperf server samples every test, asked or not, so
-  the run without --why still has the server's sampling: the ratio shows the client's part.
+  that the throughput ratio suffers. A wireperf server samples only when the client asks, so
+  the run without --why has no sampling on either host.
 """
 
 import argparse

@@ -168,7 +168,11 @@ impl Observer for TextObserver {
                 }
             }
             Event::End(report) => self.summary(report),
-            Event::Connecting { .. } | Event::StreamConnected(_) | Event::Listening { .. } | Event::TestFailed(_) => {}
+            Event::Connecting { .. }
+            | Event::StreamConnected(_)
+            | Event::Listening { .. }
+            | Event::WatchRequested
+            | Event::TestFailed(_) => {}
         }
     }
 

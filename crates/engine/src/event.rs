@@ -39,6 +39,10 @@ pub enum Event<'a> {
     },
     /// A data stream is connected.
     StreamConnected(&'a Connected),
+    /// Server: the client asked for a watch of this host (`wireperf_watch`: `--why`, the live
+    /// view), sent just before [`Event::TestStart`]; [`Observer::watch_results`] follows the
+    /// end. A stock client never asks, so a server starts no watcher for it.
+    WatchRequested,
     /// All streams are up; the test starts now.
     TestStart(&'a Start),
     /// The `-O` period ended (`-i 0` verbose prints a line).

@@ -196,9 +196,9 @@ impl Observer for PeerWatch<'_> {
 }
 
 /// Server side: samples this host from the start of a test to its end, and returns the
-/// series to a client that asked (`wireperf_watch`). Sampling is a few procfs reads per
-/// second on its own thread; the interface facts (which run `tc`/`ethtool`) are read only
-/// when a client asked.
+/// series to a client that asked (`wireperf_watch`; nothing runs for a client that did not).
+/// Sampling is a few procfs reads per second on its own thread; the interface facts (which
+/// run `tc`/`ethtool`) are read only when the client collects the series.
 pub struct ServerWatch {
     inner: Box<dyn Observer + Send>,
     peer: Option<IpAddr>,
@@ -218,7 +218,9 @@ impl Observer for ServerWatch {
     fn event(&mut self, ev: Event<'_>) {
         match &ev {
             Event::Accepted { host, .. } => self.peer = host.parse().ok(),
-            Event::TestStart(_) if self.watch.is_none() => {
+            // Only for a client that will ask for the series: the watcher is a thread, /proc
+            // reads every second and `ethtool -S` twice, which a stock client never reads.
+            Event::WatchRequested if self.watch.is_none() => {
                 let (iface, setup_ns) = watch::cost::measured(|| self.peer.and_then(wireperf_doctor::interface_for));
                 let mut cfg = WatchConfig::live(iface, Duration::from_secs(1));
                 cfg.setup_ns = setup_ns;

@@ -137,7 +137,7 @@ impl LiveState {
             Event::OmitEnded => self.phase = Some(Phase::Running),
             Event::Interval(i) => self.interval(i),
             Event::End(report) => self.end(report),
-            Event::Listening { .. } | Event::Accepted { .. } | Event::TestFailed(_) => {}
+            Event::Listening { .. } | Event::Accepted { .. } | Event::WatchRequested | Event::TestFailed(_) => {}
         }
     }
 

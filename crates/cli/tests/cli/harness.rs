@@ -177,8 +177,14 @@ pub fn wait_for_port_without_connecting(port: u16) {
 /// document of `-P 128` is larger than a pipe holds, and a client blocked writing it never
 /// exits.
 pub fn run_client(bin: &PathBuf, args: &[&str]) -> Output {
+    run_client_env(bin, args, &[])
+}
+
+/// [`run_client`] with extra environment settings.
+pub fn run_client_env(bin: &PathBuf, args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut child = Command::new(bin)
         .env("WIREPERF_DB", TEST_DB)
+        .envs(env.iter().copied())
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -41,6 +41,7 @@ per_peer!(
     half_second_intervals,
     get_server_output_from_a_text_server,
     ipv6_loopback,
+    shared_workers_keep_every_streams_count,
 );
 
 fn plain_upload(peer: &Peer) {
@@ -75,6 +76,51 @@ fn four_parallel_streams(peer: &Peer) {
     let total: u64 = streams.iter().map(|s| s["sender"]["bytes"].as_u64().unwrap_or(0)).sum();
     assert_eq!(total, sent(&v));
     assert!(streams.iter().all(|s| s["sender"]["bytes"].as_u64().unwrap_or(0) > 0));
+}
+
+/// More TCP streams than workers share epoll workers (two per direction here, forced so the
+/// test does not depend on the CPU count): each stream's figures must stay its own. `-n`
+/// spends whole blocks across all streams; with `-R` each stream wireperf received is what the
+/// stock server sent on that stream; and every stream carries its share of a worker's CPU.
+fn shared_workers_keep_every_streams_count(peer: &Peer) {
+    for reverse in [false, true] {
+        let server = start_server(&peer.bin, &["-1"]);
+        let port = server.port.to_string();
+        let mut args = vec!["-c", "127.0.0.1", "-p", &port, "-J", "-P", "6", "-n", "3M"];
+        if reverse {
+            args.push("-R");
+        }
+        let out = run_client_env(&wireperf(), &args, &[("WIREPERF_STREAM_WORKERS", "2")]);
+        let (code, so, se) = server.finish(Duration::from_secs(10));
+        assert_ok(&out);
+        assert_eq!(code, Some(0), "iperf3 {} server failed:\n{so}\n{se}", peer.version);
+        let v = json_of(&out);
+        let what = if reverse { "-P 6 -n 3M -R" } else { "-P 6 -n 3M" };
+        if reverse {
+            // A stock sender may pass -n by what its threads had in flight.
+            assert!(sent(&v) >= 3 * 1024 * 1024, "{what}: the stock sender spends -n");
+        } else {
+            assert_eq!(sent(&v), 3 * 1024 * 1024, "{what}: wireperf spends exactly -n");
+        }
+        let streams = v["end"]["streams"].as_array().expect("streams");
+        assert_eq!(streams.len(), 6, "{what}");
+        let mut sum = 0;
+        for (i, s) in streams.iter().enumerate() {
+            let (tx, rx) = (u(s, "/sender/bytes"), u(s, "/receiver/bytes"));
+            if reverse {
+                peer.assert_receiver_count(rx, tx, 1, BLK, &format!("{what}, stream {i}"));
+            } else {
+                assert_eq!(tx % BLK, 0, "{what}: stream {i} sent whole blocks ({tx})");
+            }
+            assert_eq!(
+                s.pointer("/wireperf_cpu/shared_by").and_then(|n| n.as_u64()),
+                Some(3),
+                "{what}: stream {i}: {s}"
+            );
+            sum += tx;
+        }
+        assert_eq!(sum, sent(&v), "{what}: the streams add up to the sum");
+    }
 }
 
 fn bytes_limit_sends_exactly_n(peer: &Peer) {

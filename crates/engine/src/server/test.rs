@@ -396,6 +396,9 @@ impl ServerTest<'_> {
         let now = Instant::now();
         session.start_test(t0.elapsed(), plan.length())?;
         ctrl.send(&session.take_output())?;
+        if p.wireperf_watch {
+            obs.event(Event::WatchRequested);
+        }
         obs.event(Event::TestStart(&report.start));
         // iperf3's server honours the client's `-Z` for `-R` with sendfile.
         let zc = crate::SendMode::Sendfile;
