@@ -1,8 +1,8 @@
 //! wireperf's test engine: iperf3 sessions over real sockets.
 //!
 //! The engine drives the sans-I/O sessions of `wireperf-protocol` over a control connection,
-//! runs each data stream on a thread of its own with a blocking socket (or, opted in with
-//! `WIREPERF_STREAM_WORKERS=N`, many TCP streams on N shared epoll workers per direction), and
+//! runs each data stream on a thread of its own with a blocking socket (or, when a direction has
+//! more TCP streams than CPUs, those streams on one shared epoll worker per CPU), and
 //! turns stream counters into the `-J` schema values (`Interval`, `End`) that every renderer
 //! prints from. It never prints: it reports progress to an [`Observer`].
 //!

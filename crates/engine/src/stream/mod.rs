@@ -1,7 +1,7 @@
 //! Data streams: an OS thread per stream moving bytes on a blocking socket (TCP or UDP), or,
-//! opted in with `WIREPERF_STREAM_WORKERS=N` and when a direction has more than N TCP
-//! streams, N shared workers moving them on nonblocking sockets (`worker`, placed by
-//! `schedule`).
+//! when a direction has more TCP streams than workers allowed (one per CPU, or
+//! `WIREPERF_STREAM_WORKERS`), shared workers moving them on nonblocking sockets (`worker`,
+//! placed by `schedule`).
 //!
 //! The loop touches only its stream's counters (relaxed atomic stores, no locks, no
 //! allocation per write). The test thread reads those counters when it samples an interval,
