@@ -166,15 +166,15 @@ impl Worker {
     fn rounds(&self, members: &[Member], done: &mut [bool], live: &mut usize, mut turn: impl FnMut(usize) -> Step) {
         loop {
             let mut moved = false;
-            for i in 0..members.len() {
-                if done[i] {
+            for (i, finished) in done.iter_mut().enumerate().take(members.len()) {
+                if *finished {
                     continue;
                 }
                 match turn(i) {
                     Step::Moved => moved = true,
                     Step::Idle => {}
                     Step::End(res) => {
-                        done[i] = true;
+                        *finished = true;
                         *live -= 1;
                         self.end(members, i, res);
                     }
