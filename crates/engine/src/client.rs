@@ -205,6 +205,7 @@ impl<'a> Client<'a> {
             }
             while let Some(ev) = session.poll_event() {
                 match ev {
+                    ClientEvent::LatencyOffer(offer) => obs.peer_latency_offer(&offer),
                     ClientEvent::CreateStreams => {
                         let r = self.create_streams(p, &plan, &addrs, server_addr, report, obs)?;
                         run = Some(r);

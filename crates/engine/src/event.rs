@@ -6,6 +6,7 @@
 
 use crate::error::EngineError;
 use serde_json::Value;
+use std::net::SocketAddr;
 use wireperf_protocol::schema::{Connected, Interval, Start, TestReport};
 
 /// One step of a test.
@@ -86,6 +87,19 @@ pub trait Observer {
     /// Client only: the server's watch extension, when it sent one; called before
     /// [`Event::End`].
     fn peer_watch(&mut self, _watch: &Value) {}
+
+    /// Server only: a client asked for latency echo ports (`wireperf_latency`, `--latency`);
+    /// the observer may start an echo service for `client` on `local`'s address and return
+    /// the offer to send before CREATE_STREAMS (`None`: no offer, the client falls back to
+    /// connect-time probes). The service is the observer's to stop at [`Event::End`] or when
+    /// it is dropped; the engine does not know its shape.
+    fn latency_offer(&mut self, _client: SocketAddr, _local: SocketAddr) -> Option<Value> {
+        None
+    }
+
+    /// Client only: the server's latency offer, before the data connections are opened. The
+    /// observer may probe the idle path here (the server waits for the streams meanwhile).
+    fn peer_latency_offer(&mut self, _offer: &Value) {}
 }
 
 /// An observer that ignores everything (tests, selftest phases that render elsewhere).

@@ -89,12 +89,12 @@ pub fn parse_tc_backlog(json: &str) -> Option<(String, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sample::{Phase, Probe};
+    use crate::sample::{Method, Phase, Probe};
 
     fn summary(idle: f64, loaded: f64) -> LatencySummary {
         let mut p: Vec<Probe> =
-            (0..5).map(|i| Probe { at_ms: f64::from(i), phase: Phase::Idle, rtt_ms: Some(idle) }).collect();
-        p.extend((0..5).map(|i| Probe { at_ms: 10.0 + f64::from(i), phase: Phase::Upload, rtt_ms: Some(loaded) }));
+            (0..5).map(|i| Probe::new(f64::from(i), Phase::Idle, Some(idle), Method::TcpConnect)).collect();
+        p.extend((0..5).map(|i| Probe::new(10.0 + f64::from(i), Phase::Upload, Some(loaded), Method::TcpConnect)));
         LatencySummary::compute("tcp_connect", Phase::Upload, &p, &[])
     }
 

@@ -17,13 +17,25 @@
 //! - [`summary`]: the figures of one test from its probes (pure), and their JSON shape.
 //! - [`advice`]: where the queue is (this host's qdisc backlog or beyond) and the fix, when
 //!   the grade is bad.
-//! - [`prober`]: the only module with I/O: a thread that times TCP connects to the server's
-//!   port at a steady rate and records each probe with its timestamp.
+//! - [`direction`]: the added latency split into client → server and server → client from
+//!   echo replies' server timestamps (which queue filled, also inside `--bidir`).
+//! - [`echo_wire`]: the echo extension's offer, probe and reply codecs and the server's rate
+//!   budget, sans I/O.
+//! - [`prober`]: I/O: a thread that times TCP connects to the server's port at a steady rate
+//!   and records each probe with its timestamp (works against any server).
+//! - [`echo_prober`]: I/O: UDP echo and TCP request/response probes to a wireperf server's
+//!   echo, on the same prober handle.
+//! - [`echo`]: I/O, server side: the bounded UDP echo and TCP request/response service of one
+//!   test.
 //!
-//! Everything but [`prober`] is pure: fixed sample sets in, figures out, so the figures are
+//! Everything but [`prober`], [`echo_prober`] and [`echo`] is pure: fixed sample sets in, figures out, so the figures are
 //! tested without a network.
 
 pub mod advice;
+pub mod direction;
+pub mod echo;
+pub mod echo_prober;
+pub mod echo_wire;
 pub mod grade;
 pub mod percentile;
 pub mod prober;
@@ -32,5 +44,5 @@ pub mod sample;
 pub mod summary;
 
 pub use grade::Grade;
-pub use sample::{Phase, Probe};
+pub use sample::{Method, Phase, Probe};
 pub use summary::{LatencySummary, Percentiles};

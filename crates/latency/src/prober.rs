@@ -19,7 +19,7 @@
 //! Each probe runs on a short thread of its own, so a slow answer under a deep queue does not
 //! slow the rate; at most `timeout / interval` are in flight and the count is bounded.
 
-use crate::sample::{Phase, Probe};
+use crate::sample::{Method, Phase, Probe};
 use socket2::{Domain, Protocol, SockAddr, Socket, Type};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -74,10 +74,19 @@ fn phase_code(p: Phase) -> u8 {
 impl Prober {
     /// Starts probing, the probes labelled `phase` until [`Prober::set_phase`].
     pub fn start(cfg: ProberConfig, phase: Phase) -> std::io::Result<Prober> {
+        Prober::spawn(phase, move |p, s| run(&cfg, p, s))
+    }
+
+    /// Runs `probe` on a thread of its own with the phase label and stop flag this handle
+    /// sets: the shape every kind of probe shares ([`crate::echo_prober`] is the other).
+    pub(crate) fn spawn<F>(phase: Phase, probe: F) -> std::io::Result<Prober>
+    where
+        F: FnOnce(&AtomicU8, &AtomicBool) -> Vec<Probe> + Send + 'static,
+    {
         let phase = Arc::new(AtomicU8::new(phase_code(phase)));
         let stop = Arc::new(AtomicBool::new(false));
         let (p, s) = (Arc::clone(&phase), Arc::clone(&stop));
-        let thread = std::thread::Builder::new().name("latency-probe".into()).spawn(move || run(&cfg, &p, &s))?;
+        let thread = std::thread::Builder::new().name("latency-probe".into()).spawn(move || probe(&p, &s))?;
         Ok(Prober { phase, stop, thread })
     }
 
@@ -126,8 +135,8 @@ fn run(cfg: &ProberConfig, phase: &AtomicU8, stop: &AtomicBool) -> Vec<Probe> {
             continue;
         }
         let i = sent.len();
-        let p = PHASES.get(usize::from(phase.load(Ordering::Relaxed))).copied().unwrap_or(Phase::Idle);
-        sent.push(Probe { at_ms: ms(now.saturating_duration_since(cfg.origin)), phase: p, rtt_ms: None });
+        let p = phase_now(phase);
+        sent.push(Probe::new(ms(now.saturating_duration_since(cfg.origin)), p, None, Method::TcpConnect));
         let (tx, target, timeout) = (tx.clone(), cfg.target, cfg.timeout);
         let spawned =
             std::thread::Builder::new().name("latency-probe-1".into()).stack_size(64 * 1024).spawn(move || {
@@ -153,8 +162,13 @@ fn run(cfg: &ProberConfig, phase: &AtomicU8, stop: &AtomicBool) -> Vec<Probe> {
     sent
 }
 
+/// The phase label a probe sent now carries.
+pub(crate) fn phase_now(phase: &AtomicU8) -> Phase {
+    PHASES.get(usize::from(phase.load(Ordering::Relaxed))).copied().unwrap_or(Phase::Idle)
+}
+
 /// Milliseconds, to the microsecond.
-fn ms(d: Duration) -> f64 {
+pub(crate) fn ms(d: Duration) -> f64 {
     (d.as_secs_f64() * 1_000_000.0).round() / 1000.0
 }
 

@@ -39,6 +39,30 @@ impl Phase {
     }
 }
 
+/// What a probe was.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Method {
+    /// A TCP handshake to the server's port (works against any server).
+    #[default]
+    TcpConnect,
+    /// A datagram to a wireperf server's UDP echo (the `wireperf_latency` extension).
+    UdpEcho,
+    /// A request/response on a wireperf server's echo TCP connection (same extension).
+    TcpRr,
+}
+
+impl Method {
+    /// The name used in text and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::TcpConnect => "tcp_connect",
+            Method::UdpEcho => "udp_echo",
+            Method::TcpRr => "tcp_rr",
+        }
+    }
+}
+
 /// One round-trip probe.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Probe {
@@ -48,4 +72,19 @@ pub struct Probe {
     pub phase: Phase,
     /// Its round trip in ms; `None` when no answer came within the probe's timeout (lost).
     pub rtt_ms: Option<f64>,
+    /// What it was (history from before the echo extension holds connect probes only).
+    #[serde(default)]
+    pub method: Method,
+    /// Echo probes: the server's receive time minus the send time, ms — the one-way time
+    /// client → server plus the two clocks' (unknown, constant) offset, so only its change
+    /// between idle and load means something (see [`crate::direction`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub up_ms: Option<f64>,
+}
+
+impl Probe {
+    /// A probe without one-way time.
+    pub fn new(at_ms: f64, phase: Phase, rtt_ms: Option<f64>, method: Method) -> Probe {
+        Probe { at_ms, phase, rtt_ms, method, up_ms: None }
+    }
 }

@@ -4,10 +4,11 @@
 //! the exporter) reads a [`LatencySummary`]; none recomputes a percentile from the probes.
 
 use crate::advice::{LocalQueue, advise};
+use crate::direction::{OneWayAdded, one_way_added};
 use crate::grade::Grade;
 use crate::percentile::{jitter, nearest_rank, sorted};
 use crate::rpm::rpm;
-use crate::sample::{Phase, Probe};
+use crate::sample::{Method, Phase, Probe};
 use serde::{Deserialize, Serialize};
 
 /// Nearest-rank percentiles of a set of round trips, ms.
@@ -44,6 +45,22 @@ fn round_us(ms: f64) -> f64 {
     (ms * 1000.0).round() / 1000.0
 }
 
+/// One kind of probe's idle and loaded round trips, when a test used more than one kind
+/// (the UDP echo and the TCP request/response of the echo extension).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MethodFigures {
+    /// The kind.
+    pub method: Method,
+    /// Its idle round trips.
+    pub idle_ms: Option<Percentiles>,
+    /// Its loaded round trips.
+    pub loaded_ms: Option<Percentiles>,
+    /// Its loaded probes sent.
+    pub probes: usize,
+    /// Its loaded probes lost.
+    pub lost: usize,
+}
+
 /// The latency of one test: idle and loaded round trips and what they mean.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LatencySummary {
@@ -69,6 +86,14 @@ pub struct LatencySummary {
     pub lost: usize,
     /// `lost / probes`; `None` when no loaded probe was sent.
     pub probe_loss: Option<f64>,
+    /// The added latency split by direction, from echo probes' server timestamps (see
+    /// [`crate::direction`]); `None` for connect probes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub one_way_added_ms: Option<OneWayAdded>,
+    /// Each kind's figures, when the probes were of more than one kind (the headline figures
+    /// above pool them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_method: Vec<MethodFigures>,
     /// Responsiveness, round trips per minute (see [`crate::rpm`]).
     pub rpm: Option<f64>,
     /// The grade (see [`crate::grade`]); `None` without idle and loaded round trips.
@@ -87,15 +112,29 @@ impl LatencySummary {
     /// The figures of a test whose loaded phase was `phase`, from its probes (idle and loaded,
     /// in the order sent) and the load streams' own round trips `stream_rtt` (ms).
     pub fn compute(method: &str, phase: Phase, probes: &[Probe], stream_rtt: &[f64]) -> LatencySummary {
-        let answered = |idle: bool| -> Vec<f64> {
-            probes.iter().filter(|p| (p.phase == Phase::Idle) == idle).filter_map(|p| p.rtt_ms).collect()
-        };
-        let idle = answered(true);
-        let loaded = answered(false);
-        let sent = probes.iter().filter(|p| p.phase != Phase::Idle).count();
-        let lost = probes.iter().filter(|p| p.phase != Phase::Idle && p.rtt_ms.is_none()).count();
+        let (idle, loaded, sent, lost) = split(probes.iter());
         let idle_ms = Percentiles::of(&idle);
         let loaded_ms = Percentiles::of(&loaded);
+        let mut methods: Vec<Method> = probes.iter().map(|p| p.method).collect();
+        methods.sort();
+        methods.dedup();
+        let per_method = if methods.len() < 2 {
+            Vec::new()
+        } else {
+            methods
+                .into_iter()
+                .map(|m| {
+                    let (i, l, probes, lost) = split(probes.iter().filter(|p| p.method == m));
+                    MethodFigures {
+                        method: m,
+                        idle_ms: Percentiles::of(&i),
+                        loaded_ms: Percentiles::of(&l),
+                        probes,
+                        lost,
+                    }
+                })
+                .collect()
+        };
         let probe_loss = (sent > 0).then(|| lost as f64 / sent as f64);
         let added_ms = match (idle_ms, loaded_ms) {
             (Some(i), Some(l)) => Some(round_us(l.p50 - i.p50)),
@@ -118,6 +157,8 @@ impl LatencySummary {
             probes: sent,
             lost,
             probe_loss,
+            one_way_added_ms: one_way_added(probes),
+            per_method,
             rpm: rpm(&loaded, stream_rtt).map(f64::round),
             grade,
             local_queue: None,
@@ -179,6 +220,27 @@ impl LatencySummary {
                 "streams", s.p50, s.p90, s.p99, s.max
             ));
         }
+        for m in &self.per_method {
+            let p50 = |p: Option<Percentiles>| p.map_or("not measured".to_string(), |p| format!("{:.3} ms", p.p50));
+            out.push_str(&format!(
+                "  {:<12} idle p50 {}, {} p50 {}, p99 {} ({}{})\n",
+                m.method.name(),
+                p50(m.idle_ms),
+                self.phase.name(),
+                p50(m.loaded_ms),
+                m.loaded_ms.map_or("not measured".to_string(), |p| format!("{:.3} ms", p.p99)),
+                plural(m.probes, "probe"),
+                lost_note(m.lost),
+            ));
+        }
+        if let Some(d) = self.one_way_added_ms {
+            out.push_str(&format!(
+                "  added one way: client->server {:.3} ms, server->client {:.3} ms (echo timestamps, {})\n",
+                d.up_ms,
+                d.down_ms,
+                plural(d.samples, "probe"),
+            ));
+        }
         let fig = |v: Option<f64>, unit: &str| v.map_or("not measured".to_string(), |x| format!("{x:.3} {unit}"));
         out.push_str(&format!(
             "  added latency {}, probe jitter {}, responsiveness {}, grade {}\n",
@@ -194,6 +256,25 @@ impl LatencySummary {
     }
 }
 
+/// Answered idle and loaded round trips, loaded probes sent and lost.
+fn split<'a>(probes: impl Iterator<Item = &'a Probe>) -> (Vec<f64>, Vec<f64>, usize, usize) {
+    let (mut idle, mut loaded, mut sent, mut lost) = (Vec::new(), Vec::new(), 0, 0);
+    for p in probes {
+        match (p.phase == Phase::Idle, p.rtt_ms) {
+            (true, Some(r)) => idle.push(r),
+            (true, None) => {}
+            (false, r) => {
+                sent += 1;
+                match r {
+                    Some(r) => loaded.push(r),
+                    None => lost += 1,
+                }
+            }
+        }
+    }
+    (idle, loaded, sent, lost)
+}
+
 fn plural(n: usize, what: &str) -> String {
     if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") }
 }
@@ -205,9 +286,10 @@ fn lost_note(lost: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sample::Method;
 
     fn probes(phase: Phase, rtts: &[Option<f64>]) -> Vec<Probe> {
-        rtts.iter().enumerate().map(|(i, r)| Probe { at_ms: i as f64 * 100.0, phase, rtt_ms: *r }).collect()
+        rtts.iter().enumerate().map(|(i, r)| Probe::new(i as f64 * 100.0, phase, *r, Method::TcpConnect)).collect()
     }
 
     #[test]
@@ -261,5 +343,35 @@ mod tests {
         assert!(t.contains("bidir    p50    2.000 ms"), "{t}");
         assert!(t.contains("added latency 1.950 ms"), "{t}");
         assert!(t.contains("30000 RPM, grade A"), "{t}");
+    }
+
+    #[test]
+    fn echo_probes_of_two_kinds_have_their_own_rows_and_a_direction_split() {
+        let echo = |m, phase, rtt: f64, up: f64| Probe { up_ms: Some(up), ..Probe::new(0.0, phase, Some(rtt), m) };
+        let mut p = Vec::new();
+        for m in [Method::UdpEcho, Method::TcpRr] {
+            p.extend((0..4).map(|_| echo(m, Phase::Idle, 0.2, 100.1)));
+            p.extend((0..4).map(|_| echo(m, Phase::Bidir, 50.2, 150.1)));
+        }
+        p.push(Probe::new(0.0, Phase::Bidir, None, Method::UdpEcho));
+        let s = LatencySummary::compute("udp_echo+tcp_rr", Phase::Bidir, &p, &[]);
+        assert_eq!(s.per_method.len(), 2);
+        assert_eq!((s.per_method[0].method, s.per_method[0].probes, s.per_method[0].lost), (Method::UdpEcho, 5, 1));
+        assert_eq!((s.per_method[1].method, s.per_method[1].lost), (Method::TcpRr, 0));
+        let d = s.one_way_added_ms.unwrap();
+        assert_eq!((d.up_ms, d.down_ms), (50.0, 0.0));
+        let t = s.text();
+        assert!(t.contains("udp_echo     idle p50 0.200 ms, bidir p50 50.200 ms"), "{t}");
+        assert!(t.contains("client->server 50.000 ms, server->client 0.000 ms"), "{t}");
+        let back = LatencySummary::from_json(&s.to_json_full()).unwrap();
+        assert_eq!(back, s);
+        // History written before the extension (no method, no split) still reads.
+        let mut old = s.to_json_full();
+        old.as_object_mut().unwrap().remove("per_method");
+        old.as_object_mut().unwrap().remove("one_way_added_ms");
+        old["series"] = serde_json::json!([{"at_ms": 1.0, "phase": "idle", "rtt_ms": 0.3}]);
+        let o = LatencySummary::from_json(&old).unwrap();
+        assert_eq!(o.series[0].method, Method::TcpConnect);
+        assert!(o.per_method.is_empty() && o.one_way_added_ms.is_none());
     }
 }

@@ -16,9 +16,15 @@ use std::collections::VecDeque;
 /// Largest server results message accepted: it can carry the server's whole `-J` output.
 pub const MAX_SERVER_RESULTS: u32 = 256 * 1024 * 1024;
 
+/// Largest latency offer accepted: a few ports and a token.
+pub const MAX_LATENCY_OFFER: u32 = 4096;
+
 /// Something the engine must act on.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ClientEvent {
+    /// A wireperf server's latency echo offer (asked for with `wireperf_latency`), before
+    /// [`ClientEvent::CreateStreams`]. Its shape belongs to the caller's prober.
+    LatencyOffer(Value),
     /// The server accepted the parameters: open the data connections now.
     CreateStreams,
     /// All streams were accepted; start the clocks.
@@ -48,6 +54,7 @@ pub enum ClientEvent {
 enum Phase {
     AwaitParamExchange,
     AwaitCreateStreams,
+    AwaitLatencyOffer,
     AwaitTestStart,
     AwaitTestRunning,
     Running,
@@ -105,6 +112,7 @@ pub struct ClientSession {
     out: Vec<u8>,
     phase: Phase,
     events: VecDeque<ClientEvent>,
+    asked_latency: bool,
 }
 
 impl ClientSession {
@@ -116,6 +124,7 @@ impl ClientSession {
             out: cookie.as_bytes().to_vec(),
             phase: Phase::AwaitParamExchange,
             events: VecDeque::new(),
+            asked_latency: params.wireperf_latency,
         }
     }
 
@@ -138,6 +147,7 @@ impl ClientSession {
         match self.phase {
             Phase::AwaitParamExchange => "waiting for PARAM_EXCHANGE",
             Phase::AwaitCreateStreams => "waiting for CREATE_STREAMS",
+            Phase::AwaitLatencyOffer => "reading a latency offer",
             Phase::AwaitTestStart => "waiting for TEST_START",
             Phase::AwaitTestRunning => "waiting for TEST_RUNNING",
             Phase::Running => "running",
@@ -154,6 +164,7 @@ impl ClientSession {
     fn expect(&self) -> Option<Expect> {
         match self.phase {
             Phase::AwaitServerResults => Some(Expect::Json { max_len: MAX_SERVER_RESULTS }),
+            Phase::AwaitLatencyOffer => Some(Expect::Json { max_len: MAX_LATENCY_OFFER }),
             Phase::AwaitErrorCodes => Some(Expect::ErrorCodes),
             Phase::MustSendResults | Phase::Failed => None,
             _ => Some(Expect::State),
@@ -167,6 +178,10 @@ impl ClientSession {
             let Some(item) = self.reader.next(expect)? else { break };
             match item {
                 Item::State(b) => self.on_state(b)?,
+                Item::Json(v) if self.phase == Phase::AwaitLatencyOffer => {
+                    self.events.push_back(ClientEvent::LatencyOffer(v));
+                    self.phase = Phase::AwaitCreateStreams;
+                }
                 Item::Json(v) => {
                     let r = ExchangeResults::from_json(&v)?;
                     self.events.push_back(ClientEvent::ServerResults(Box::new(r)));
@@ -219,6 +234,8 @@ impl ClientSession {
                 self.out.extend_from_slice(&encode_json(&self.params));
                 Phase::AwaitCreateStreams
             }
+            // Only a client that asked may get an offer: to any other it is an unknown state.
+            (Phase::AwaitCreateStreams, Some(State::LatencyOffer)) if self.asked_latency => Phase::AwaitLatencyOffer,
             (Phase::AwaitCreateStreams, Some(State::CreateStreams)) => {
                 self.events.push_back(ClientEvent::CreateStreams);
                 Phase::AwaitTestStart

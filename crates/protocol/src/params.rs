@@ -115,6 +115,10 @@ pub struct TestParams {
     /// host during the test and return the samples with its results (`--why`). Stock servers
     /// ignore the key.
     pub wireperf_watch: bool,
+    /// wireperf extension (`wireperf_latency`): the client asks a wireperf server for latency
+    /// echo ports (`--latency`); the server answers with a `LatencyOffer` before
+    /// CREATE_STREAMS. Stock servers ignore the key.
+    pub wireperf_latency: bool,
 }
 
 impl Default for TestParams {
@@ -149,6 +153,7 @@ impl Default for TestParams {
             zerocopy: false,
             dont_fragment: false,
             wireperf_watch: false,
+            wireperf_latency: false,
             authtoken: None,
             skip_rx_copy: false,
             mptcp: false,
@@ -346,6 +351,7 @@ impl TestParams {
             ("zerocopy", self.zerocopy),
             ("dont_fragment", self.dont_fragment),
             ("wireperf_watch", self.wireperf_watch),
+            ("wireperf_latency", self.wireperf_latency),
         ] {
             if on {
                 m.insert(key.into(), json!(1));
@@ -444,6 +450,7 @@ impl TestParams {
             offload,
             client_version: string("client_version").unwrap_or_default(),
             wireperf_watch: nonzero("wireperf_watch"),
+            wireperf_latency: nonzero("wireperf_latency"),
         };
         let bad_len = |e| Err(ParamsError::OutOfRange { key: "len", value: p.len.to_string(), i_errno: e });
         if p.protocol == Protocol::Tcp && !(1..=limits::MAX_TCP_BLOCK).contains(&p.len) {
@@ -493,6 +500,10 @@ mod tests {
         assert_eq!(j["wireperf_watch"], 1);
         assert!(TestParams::from_json(&j).unwrap().wireperf_watch);
         assert!(TestParams::default().to_json().get("wireperf_watch").is_none());
+        let p = TestParams { wireperf_latency: true, ..Default::default() };
+        assert_eq!(p.to_json()["wireperf_latency"], 1);
+        assert!(TestParams::from_json(&p.to_json()).unwrap().wireperf_latency);
+        assert!(TestParams::default().to_json().get("wireperf_latency").is_none());
     }
 
     #[test]

@@ -11,6 +11,7 @@ use crate::frame::{Expect, FrameError, FrameReader, Item, encode_json, encode_se
 use crate::params::{ParamsError, TestParams};
 use crate::results::{ExchangeResults, ResultsError};
 use crate::state::State;
+use serde_json::Value;
 use std::collections::VecDeque;
 use std::time::Duration;
 
@@ -296,6 +297,15 @@ impl ServerSession {
         self.out.push(State::CreateStreams.to_byte());
         self.phase = Phase::CreatingStreams;
         self.deadline = Some(now + self.limits.ctrl_timeout);
+        Ok(())
+    }
+
+    /// Offers latency echo ports to a client that asked (`wireperf_latency`): queues the
+    /// `LatencyOffer` state and the offer as JSON. Call before [`Self::accept_params`].
+    pub fn offer_latency(&mut self, offer: &Value) -> Result<(), ServerError> {
+        self.require(Phase::Validating, "offer_latency")?;
+        self.out.push(State::LatencyOffer.to_byte());
+        self.out.extend_from_slice(&encode_json(offer));
         Ok(())
     }
 

@@ -30,6 +30,10 @@ pub enum State {
     AccessDenied,
     /// -2: the server failed; two big-endian int32s (i_errno, errno) follow.
     ServerError,
+    /// 80 (wireperf extension): a length-prefixed JSON offer of latency echo ports follows,
+    /// before CREATE_STREAMS. Sent only to a client that asked (`wireperf_latency`), so a stock
+    /// client never sees it; iperf3 uses no state near this value.
+    LatencyOffer,
 }
 
 impl State {
@@ -48,6 +52,7 @@ impl State {
             State::IperfDone => 16,
             State::AccessDenied => -1,
             State::ServerError => -2,
+            State::LatencyOffer => 80,
         };
         v as u8
     }
@@ -67,6 +72,7 @@ impl State {
             16 => State::IperfDone,
             -1 => State::AccessDenied,
             -2 => State::ServerError,
+            80 => State::LatencyOffer,
             _ => return None,
         })
     }

@@ -73,7 +73,9 @@ pub(super) fn spawn_acceptor(
                     let spawned = std::thread::Builder::new().name("wireperf-greet".into()).spawn(move || {
                         let msg = greet(sock, addr, cookie_timeout, this);
                         HalfOpen::leave(&ho, ip);
-                        let _ = tx.send(msg);
+                        if let Some(msg) = msg {
+                            let _ = tx.send(msg);
+                        }
                     });
                     if spawned.is_err() {
                         HalfOpen::leave(&half_open, ip);
@@ -142,14 +144,20 @@ fn cookie_at_hand(sock: TcpStream, addr: SocketAddr, seq: u64) -> Result<Inbound
     Ok(Inbound::Greeted { sock, addr, cookie, seq })
 }
 
-/// Reads the cookie a new connection must send first.
-fn greet(mut sock: TcpStream, addr: SocketAddr, timeout: Duration, seq: u64) -> Inbound {
+/// Reads the cookie a new connection must send first. `None` for a connection that closed
+/// without sending a byte: a TCP connect probe (`--latency` against a server without the probe
+/// extension, a port check) is not an error worth a log line.
+fn greet(mut sock: TcpStream, addr: SocketAddr, timeout: Duration, seq: u64) -> Option<Inbound> {
     let _ = sock.set_nonblocking(false);
     if sock.set_read_timeout(Some(timeout)).is_err() {
-        return Inbound::Note("cannot set a read timeout".into(), Some(addr));
+        return Some(Inbound::Note("cannot set a read timeout".into(), Some(addr)));
     }
     let mut cookie = [0u8; COOKIE_SIZE];
-    match sock.read_exact(&mut cookie) {
+    let got = read_full(&mut sock, &mut cookie);
+    if matches!(got, Ok(0)) {
+        return None;
+    }
+    Some(match got.and_then(|n| if n == COOKIE_SIZE { Ok(()) } else { Err(ErrorKind::UnexpectedEof.into()) }) {
         Ok(()) if !plausible_cookie(&cookie) => {
             // The answer iperf3 gives any connection it will not serve.
             let _ = sock.set_write_timeout(Some(Duration::from_secs(1)));
@@ -167,7 +175,22 @@ fn greet(mut sock: TcpStream, addr: SocketAddr, timeout: Duration, seq: u64) -> 
             Inbound::Note("closed before sending a complete cookie".into(), Some(addr))
         }
         Err(e) => Inbound::Note(format!("reading the cookie failed: {e}"), Some(addr)),
+    })
+}
+
+/// Reads until `buf` is full or the peer closes: how many bytes arrived (an error only when
+/// the read itself failed, e.g. timed out).
+fn read_full(sock: &mut TcpStream, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match sock.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
     }
+    Ok(n)
 }
 
 /// Every iperf3 client makes its cookie from 36 printable characters and a NUL (stock ones from

@@ -270,3 +270,37 @@ proptest! {
         let _ = c.handle_eof();
     }
 }
+
+#[test]
+fn latency_offer_reaches_a_client_that_asked_before_create_streams() {
+    let params = TestParams { wireperf_latency: true, ..Default::default() };
+    for chunk in [1, 4096] {
+        let mut p = Pair::new(&params, chunk);
+        p.pump();
+        let ServerEvent::Params(got) = &p.server_events[1] else { panic!("no params") };
+        assert!(got.wireperf_latency);
+        let offer = serde_json::json!({"udp_port": 40000, "tcp_port": 40001, "token": "00ff00ff00ff00ff"});
+        p.server.offer_latency(&offer).unwrap();
+        p.server.accept_params(p.now).unwrap();
+        p.pump();
+        assert_eq!(p.client_events, vec![ClientEvent::LatencyOffer(offer.clone()), ClientEvent::CreateStreams]);
+    }
+}
+
+#[test]
+fn latency_offer_to_a_client_that_did_not_ask_is_an_unknown_state() {
+    let mut p = Pair::new(&TestParams::default(), 4096);
+    p.pump();
+    p.server.offer_latency(&serde_json::json!({"udp_port": 1})).unwrap();
+    let out = p.server.take_output();
+    let err = p.client.handle_input(&out).unwrap_err();
+    assert!(matches!(err, ClientError::UnexpectedState { state: 80, .. }), "{err:?}");
+}
+
+#[test]
+fn latency_offer_is_refused_outside_validation() {
+    let mut p = Pair::new(&TestParams { wireperf_latency: true, ..Default::default() }, 4096);
+    p.pump();
+    p.server.accept_params(p.now).unwrap();
+    assert!(p.server.offer_latency(&serde_json::json!({})).is_err());
+}
