@@ -51,7 +51,7 @@ impl ServerHooks for Hooks {
             let text = TextObserver::server(self.sink.clone(), &self.out);
             if self.concurrent { Box::new(text.with_prefix(format!("[test {test_no}]"))) } else { Box::new(text) }
         };
-        Box::new(wireperf_suite::bottleneck::ServerWatch::new(crate::debug_out::wrap(inner, self.out.debug)))
+        wireperf_suite::latency_echo::server_observer(crate::debug_out::wrap(inner, self.out.debug))
     }
 
     fn test_done(&mut self, _test_no: u64, outcome: &Outcome) {

@@ -90,6 +90,13 @@ impl EchoServer {
         Ok(EchoServer { offer, stop, threads })
     }
 
+    /// Starts the echo with a fresh random token (see [`EchoServer::start`]).
+    pub fn start_random(client: IpAddr, local: IpAddr) -> std::io::Result<EchoServer> {
+        let mut t = [0u8; 8];
+        getrandom::fill(&mut t).map_err(|e| std::io::Error::other(e.to_string()))?;
+        EchoServer::start(client, local, Token(t))
+    }
+
     /// What to tell the client.
     pub fn offer(&self) -> &EchoOffer {
         &self.offer

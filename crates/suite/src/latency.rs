@@ -3,8 +3,16 @@
 //! figures from them and from the load streams' own `tcpi_rtt`.
 //!
 //! Shared by the client's `--latency` and the suite's phases, so both compute one
-//! [`LatencySummary`] the same way. The probes are TCP connects to the server's port on
-//! threads of their own ([`wireperf_latency::prober`]); the engine's data path is not touched.
+//! [`LatencySummary`] the same way. The probes run on threads of their own; the engine's
+//! data path is not touched. Against a wireperf server they are echo probes (a UDP echo and a
+//! TCP request/response connection the server offers when the parameters ask,
+//! `wireperf_latency`; see [`wireperf_latency::echo_wire`]); against a stock iperf3 server,
+//! which sends no offer, TCP connects to its port ([`wireperf_latency::prober`]).
+//!
+//! Which kind of server it is shows only after the parameters went out, so the idle connect
+//! probes still run before the cookie (below); when an offer then arrives, the echo measures
+//! the idle path again and the connect probes are set aside, so idle and loaded figures come
+//! from the same probes. Such a server sees those few idle connects and no loaded ones.
 //!
 //! Why the idle probes run at [`Event::ControlConnected`]: a connection that reaches an idle
 //! stock iperf3 becomes its next client (and makes it log an error when it closes), while
@@ -23,6 +31,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use wireperf_engine::{Event, Observer, ServerOutput};
 use wireperf_latency::advice::{LocalQueue, parse_tc_backlog};
+use wireperf_latency::echo_prober;
+use wireperf_latency::echo_wire::EchoOffer;
 use wireperf_latency::prober::{self, Prober, ProberConfig};
 use wireperf_latency::{LatencySummary, Phase, Probe};
 use wireperf_protocol::schema::TestReport;
@@ -85,6 +95,10 @@ pub struct LatencyProbe<'a> {
     origin: Instant,
     idle: Vec<Probe>,
     loaded: Option<Prober>,
+    /// The echo probers (UDP, TCP) once a wireperf server offered its echo.
+    echo: Vec<Prober>,
+    /// What the echo probers are, in `method`'s words (e.g. `udp_echo+tcp_rr`).
+    echo_method: String,
     queue: Option<QueueSampler>,
 }
 
@@ -143,19 +157,45 @@ impl<'a> LatencyProbe<'a> {
             (host.trim_matches(|c| c == '[' || c == ']'), port).to_socket_addrs().ok().and_then(|mut a| a.next())
         });
         let (phase, cfg) = probe.unwrap_or((Phase::Upload, LatencyConfig::default()));
-        Self { inner, cfg, target, phase, origin: Instant::now(), idle: Vec::new(), loaded: None, queue: None }
+        Self {
+            inner,
+            cfg,
+            target,
+            phase,
+            origin: Instant::now(),
+            idle: Vec::new(),
+            loaded: None,
+            echo: Vec::new(),
+            echo_method: String::new(),
+            queue: None,
+        }
     }
 
     /// The figures, after the run: waits for the probes still in flight (at most their
     /// timeout). `None` when not probing or the test never started its streams.
     pub fn finish(&mut self, report: &TestReport) -> Option<LatencySummary> {
-        let loaded = self.loaded.take()?;
-        loaded.request_stop();
-        let mut probes = std::mem::take(&mut self.idle);
-        probes.extend(loaded.join());
         let rtts = stream_rtts(report);
+        let (probes, method) = if self.echo.is_empty() {
+            let loaded = self.loaded.take()?;
+            loaded.request_stop();
+            let mut probes = std::mem::take(&mut self.idle);
+            probes.extend(loaded.join());
+            (probes, method(!rtts.is_empty()).to_string())
+        } else {
+            let echo = std::mem::take(&mut self.echo);
+            for p in &echo {
+                p.request_stop();
+            }
+            let probes: Vec<Probe> = echo.into_iter().flat_map(Prober::join).collect();
+            // A test that never started its streams has no loaded phase to report.
+            if !probes.iter().any(|p| p.phase != Phase::Idle) {
+                return None;
+            }
+            let rtt = if rtts.is_empty() { "" } else { "+tcpi_rtt" };
+            (probes, format!("{}{rtt}", self.echo_method))
+        };
         let local = self.queue.take().and_then(QueueSampler::finish);
-        let s = LatencySummary::compute(method(!rtts.is_empty()), self.phase, &probes, &rtts);
+        let s = LatencySummary::compute(&method, self.phase, &probes, &rtts);
         Some(s.with_advice(loaded_rate(report, self.phase), local))
     }
 
@@ -175,6 +215,14 @@ impl Observer for LatencyProbe<'_> {
                 }
                 return;
             }
+            Event::TestStart(_) if !self.echo.is_empty() => {
+                for p in &self.echo {
+                    p.set_phase(self.phase);
+                }
+                if let (Some(t), None) = (self.target, &self.queue) {
+                    self.queue = wireperf_doctor::interface_for(t.ip()).and_then(QueueSampler::start);
+                }
+            }
             Event::TestStart(_) => {
                 if let (Some(t), None) = (self.target, &self.loaded) {
                     self.loaded = Prober::start(self.prober_config(t), self.phase).ok();
@@ -182,7 +230,7 @@ impl Observer for LatencyProbe<'_> {
                 }
             }
             Event::End(_) => {
-                if let Some(p) = &self.loaded {
+                for p in self.loaded.iter().chain(&self.echo) {
                     p.request_stop();
                 }
             }
@@ -201,6 +249,40 @@ impl Observer for LatencyProbe<'_> {
 
     fn peer_watch(&mut self, watch: &Value) {
         self.inner.peer_watch(watch);
+    }
+
+    fn peer_latency_offer(&mut self, offer: &Value) {
+        self.inner.peer_latency_offer(offer);
+        let (Some(t), Some(o)) = (self.target, EchoOffer::from_json(offer)) else { return };
+        let Some(token) = o.token() else { return };
+        // A retried start (server busy) offers again: the old probers go.
+        for p in std::mem::take(&mut self.echo) {
+            p.stop();
+        }
+        let cfg = |port| ProberConfig::new(SocketAddr::new(t.ip(), port), self.cfg.interval, self.origin);
+        let mut names = Vec::new();
+        if let Some(port) = o.udp_port {
+            if let Ok(p) = echo_prober::start_udp(cfg(port), token, Phase::Idle) {
+                self.echo.push(p);
+                names.push("udp_echo");
+            }
+        }
+        if let Some(port) = o.tcp_port {
+            if let Ok(p) = echo_prober::start_tcp(cfg(port), token, Phase::Idle) {
+                self.echo.push(p);
+                names.push("tcp_rr");
+            }
+        }
+        if self.echo.is_empty() {
+            // Neither flow came up (a firewall in front of the echo ports): the connect
+            // probes carry on as against a stock server.
+            return;
+        }
+        self.echo_method = names.join("+");
+        // The idle probes, while the server waits for the streams (it allows 30 s); the
+        // connect probes of before the cookie are set aside.
+        self.idle.clear();
+        std::thread::sleep(self.cfg.interval * u32::try_from(self.cfg.idle_probes).unwrap_or(u32::MAX));
     }
 }
 

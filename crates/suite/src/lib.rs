@@ -9,6 +9,8 @@
 //! # Layout
 //! - [`bottleneck`]: the watch around a test and one bottleneck verdict per direction.
 //! - [`latency`]: probes beside a test (idle, then under its load) and their figures.
+//! - [`latency_echo`]: the server's side of them: the latency echo offered to a client that
+//!   asks, for the length of its test, and [`latency_echo::server_observer`].
 //! - [`phase`]: the phases, running one of them (engine or iperf 2 peer), and its figures
 //!   read from the report's [`TestOutcome`](wireperf_protocol::TestOutcome).
 //! - [`link`]: the interface toward the server, its doctor report, and the ceiling.
@@ -21,6 +23,7 @@
 pub mod bottleneck;
 pub mod disk;
 pub mod latency;
+pub mod latency_echo;
 pub mod link;
 pub mod phase;
 pub mod run;

@@ -171,6 +171,8 @@ pub fn run_phase_probed(
     let watch = bottleneck::start_watch(bottleneck::peer_ip(&cfg.host, cfg.port), interval);
     let mut peer = PeerWatch::new(obs);
     let probed = latency_phase(phase).zip(latency);
+    // Probes through a wireperf server's echo when it offers one (a stock server ignores it).
+    cfg.params.wireperf_latency = probed.is_some();
     let mut obs = LatencyProbe::new(&mut peer, &cfg.host, cfg.port, probed);
     let mut attempt = 0;
     loop {

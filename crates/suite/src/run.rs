@@ -103,7 +103,7 @@ struct Quiet;
 impl ServerHooks for Quiet {
     fn listening(&mut self, _port: u16, _test_no: u64) {}
     fn new_test(&mut self, _test_no: u64) -> Box<dyn Observer + Send> {
-        Box::new(crate::bottleneck::ServerWatch::new(Box::new(NullObserver)))
+        crate::latency_echo::server_observer(Box::new(NullObserver))
     }
     fn test_done(&mut self, _test_no: u64, _outcome: &Outcome) {}
     fn log(&mut self, _line: &str) {}

@@ -117,6 +117,8 @@ fn test_params(a: &IperfArgs) -> Result<TestParams, ParamError> {
     p.extra_data = a.extra_data.clone();
     p.get_server_output = a.get_server_output;
     p.wireperf_watch = a.why;
+    // Asks a wireperf server for its latency echo; a stock server ignores the key.
+    p.wireperf_latency = a.latency;
     p.repeating_payload = a.repeating_payload;
     p.udp_counters_64bit = a.udp_counters_64bit;
     p.dont_fragment = a.dont_fragment;

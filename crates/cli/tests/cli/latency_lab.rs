@@ -8,8 +8,10 @@
 //! `[0.7 × full, 1.2 × full + 2 ms]` (the lower bound: the first probes while it fills and one
 //! packet in service; the upper: the probe's own packets and scheduling delay on this shared
 //! 2-core machine); the shallow one's must stay below that upper bound. The idle median must stay below 1 ms on veth and the grades must differ.
-//! Against a wireperf server and a stock iperf3 3.12 server (whose output must show no error:
-//! the probes must not disturb its test).
+//! Against a wireperf server (echo probes through the `wireperf_latency` extension: UDP echo
+//! and TCP request/response, and the one-way split that says which direction queued, also
+//! inside `--bidir`) and stock iperf3 3.12, 3.18 and 3.22 servers (connect probes; their
+//! output must show no error: the probes must not disturb the test).
 //!
 //! A TCP load does not keep the queue full: after the slow start's overshoot the flows back
 //! off (CUBIC: × 0.7 per loss, several losses in the first window) and in a 2 s test they
@@ -35,6 +37,10 @@ const SHALLOW: MiddleShaper = MiddleShaper { rate: "20mbit", rate_bps: 20e6, lim
 const UDP_OVER: &[&str] = &["-u", "-b", "22M", "-l", "1400"];
 /// Four TCP streams.
 const TCP4: &[&str] = &["-P", "4"];
+
+/// Three UDP streams of 22 Mbit/s each way: the upload overfills the shaper, the download
+/// (unshaped) does not.
+const UDP_BIDIR_OVER: &[&str] = &["-u", "-b", "22M", "-l", "1400", "--bidir"];
 
 /// Runs `wireperf -c B -t 2 --latency -J load` from A through `shaper` against a one-shot
 /// `server` in B; returns the `wireperf_latency` object and the server's output.
@@ -67,10 +73,17 @@ fn grade(v: &Value) -> String {
     v["grade"].as_str().unwrap_or_else(|| panic!("no grade in {v}")).to_string()
 }
 
-/// What every measurement must show: idle sub-ms, enough probes, each with time and phase.
-fn common(v: &Value) {
-    assert_eq!(v["phase"], "upload", "{v}");
-    assert!(v["method"].as_str().unwrap().starts_with("tcp_connect"), "{v}");
+/// What every measurement must show: idle sub-ms, enough probes, each with time and phase,
+/// of the method the server allows (the echo from a wireperf server, connects to a stock one).
+fn common(v: &Value, echo: bool) {
+    let method = v["method"].as_str().unwrap();
+    if echo {
+        assert!(method.starts_with("udp_echo+tcp_rr"), "a wireperf server offers its echo: {v}");
+        assert_eq!(v["per_method"].as_array().map(Vec::len), Some(2), "{v}");
+        assert!(v["series"].as_array().unwrap().iter().all(|p| p["method"] != "tcp_connect"), "{v}");
+    } else {
+        assert!(method.starts_with("tcp_connect"), "{v}");
+    }
     let idle = ms(v, "/idle_ms/p50");
     assert!(idle < 1.0, "idle round trip on veth must be sub-ms: {idle} ms");
     assert!(ms(v, "/idle_ms/samples") >= 5.0, "idle probes missing: {v}");
@@ -79,12 +92,17 @@ fn common(v: &Value) {
     assert!(series.iter().all(|p| p["at_ms"].is_number() && p["phase"].is_string()), "{v}");
 }
 
+fn is_wireperf(server: &Path) -> bool {
+    server == wireperf().as_path()
+}
+
 /// The UDP check both servers share: the loaded median is the full queue's delay.
 fn deep_vs_shallow_udp(server: &Path) -> (String, String) {
     let (deep, deep_log) = measure(server, DEEP, UDP_OVER);
     let (shallow, shallow_log) = measure(server, SHALLOW, UDP_OVER);
     for (v, shaper) in [(&deep, DEEP), (&shallow, SHALLOW)] {
-        common(v);
+        common(v, is_wireperf(server));
+        assert_eq!(v["phase"], "upload", "{v}");
         let full = shaper.full_queue_ms();
         let p50 = ms(v, "/loaded_ms/p50");
         // A four-packet queue drains between the sender's pacing bursts (a few datagrams
@@ -96,8 +114,9 @@ fn deep_vs_shallow_udp(server: &Path) -> (String, String) {
             "loaded p50 {p50} ms does not follow the {full:.1} ms the full queue holds: {v}"
         );
         // A full drop-tail queue drops ~10 % of arrivals (the load is 10 % over): a dropped
-        // SYN is retried after 1 s, so probes come back late rather than lost.
-        assert!(v["probe_loss"].as_f64().unwrap() < 0.2, "{v}");
+        // SYN is retried after 1 s, so probes come back late rather than lost; an echo
+        // datagram is lost.
+        assert!(v["probe_loss"].as_f64().unwrap() < 0.3, "{v}");
     }
     let (gd, gs) = (grade(&deep), grade(&shallow));
     assert_eq!(gs, "A", "a 2.4 ms queue grades A: {shallow}");
@@ -107,17 +126,62 @@ fn deep_vs_shallow_udp(server: &Path) -> (String, String) {
 }
 
 #[test]
-fn udp_load_fills_the_queue_and_probes_see_it_wireperf_server() {
-    deep_vs_shallow_udp(&wireperf());
+fn udp_load_fills_the_queue_and_echo_probes_see_it_wireperf_server() {
+    let (deep_log, _) = deep_vs_shallow_udp(&wireperf());
+    // The idle connect probes sent before the cookie are no error in its log (regression:
+    // each was logged "closed before sending a complete cookie").
+    assert!(!deep_log.contains("cookie"), "the server logged the probes:\n{deep_log}");
 }
 
 #[test]
 fn udp_load_fills_the_queue_and_probes_see_it_stock_iperf3_undisturbed() {
     let (deep_log, shallow_log) = deep_vs_shallow_udp(&iperf3());
     for log in [deep_log, shallow_log] {
-        assert!(!log.contains("error"), "the probes disturbed iperf3's test:\n{log}");
-        assert!(log.contains("receiver"), "iperf3's test did not finish:\n{log}");
+        assert_undisturbed(&log);
     }
+}
+
+fn assert_undisturbed(log: &str) {
+    assert!(!log.contains("error"), "the probes disturbed iperf3's test:\n{log}");
+    assert!(log.contains("receiver"), "iperf3's test did not finish:\n{log}");
+}
+
+/// Newer stock servers, reduced to the deep queue: connect probes see it, the test is intact.
+fn deep_udp_stock(peer: &crate::peers::Peer) {
+    let (v, log) = measure(&peer.bin, DEEP, UDP_OVER);
+    common(&v, false);
+    let full = DEEP.full_queue_ms();
+    let p50 = ms(&v, "/loaded_ms/p50");
+    assert!((0.7 * full..=1.2 * full + 2.0).contains(&p50), "{} loaded p50 {p50} ms, full {full} ms: {v}", peer.version);
+    assert_undisturbed(&log);
+}
+
+mod stock_newer {
+    mod iperf3_3_18 {
+        #[test]
+        fn deep_udp_stock() {
+            super::super::deep_udp_stock(&crate::peers::Peer::new("3.18"))
+        }
+    }
+    mod iperf3_3_22 {
+        #[test]
+        fn deep_udp_stock() {
+            super::super::deep_udp_stock(&crate::peers::Peer::new("3.22"))
+        }
+    }
+}
+
+/// Inside `--bidir` the echo's timestamps tell the directions apart: the upload's queue
+/// (the shaper toward B) holds the delay, the unshaped download adds almost none.
+#[test]
+fn bidir_latency_is_split_by_direction_wireperf_server() {
+    let (v, _) = measure(&wireperf(), DEEP, UDP_BIDIR_OVER);
+    common(&v, true);
+    assert_eq!(v["phase"], "bidir", "{v}");
+    let full = DEEP.full_queue_ms();
+    let (up, down) = (ms(&v, "/one_way_added_ms/up_ms"), ms(&v, "/one_way_added_ms/down_ms"));
+    assert!((0.7 * full..=1.2 * full + 2.0).contains(&up), "client->server added {up} ms, full {full} ms: {v}");
+    assert!(down.abs() < 0.1 * full, "server->client added {down} ms on an unshaped path: {v}");
 }
 
 /// TCP: the flows reach the deep queue's limit and stand in it; the shallow one stays short.
@@ -125,8 +189,8 @@ fn udp_load_fills_the_queue_and_probes_see_it_stock_iperf3_undisturbed() {
 fn tcp_load_reaches_the_deep_queue_and_grades_worse_wireperf_server() {
     let (deep, _) = measure(&wireperf(), DEEP, TCP4);
     let (shallow, _) = measure(&wireperf(), SHALLOW, TCP4);
-    common(&deep);
-    common(&shallow);
+    common(&deep, true);
+    common(&shallow, true);
     let full = DEEP.full_queue_ms();
     assert!(ms(&deep, "/loaded_ms/p90") >= 0.7 * full, "the deep queue never filled: {deep}");
     assert!(ms(&deep, "/stream_rtt_ms/p50") >= 0.2 * full, "no standing queue in the streams' RTT: {deep}");
