@@ -77,7 +77,9 @@ impl EchoServer {
             Ok(port)
         });
         let tcp = TcpListener::bind(SocketAddr::new(local, 0)).and_then(|l| {
-            l.set_nonblocking(true)?;
+            // A blocking accept that wakes every poll interval (Linux honours SO_RCVTIMEO on
+            // accept): the client's first probe does not wait for a sleep to end.
+            socket2::SockRef::from(&l).set_read_timeout(Some(POLL))?;
             let port = l.local_addr()?.port();
             let sh = Arc::clone(&shared);
             threads.push(std::thread::Builder::new().name("latency-echo-tcp".into()).spawn(move || tcp_loop(&l, &sh))?);
@@ -146,8 +148,7 @@ fn tcp_loop(l: &TcpListener, sh: &Shared) {
         match l.accept() {
             Ok((c, from)) if from.ip().to_canonical() == sh.client => break c,
             Ok(_) => {}
-            // Short: the client's first probe waits for this accept.
-            Err(e) if e.kind() == ErrorKind::WouldBlock => std::thread::sleep(Duration::from_millis(5)),
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted) => {}
             Err(_) => std::thread::sleep(POLL),
         }
     };
