@@ -33,6 +33,9 @@ pub struct ProbeSpec {
     pub burst: Option<u32>,
     /// Streams per direction (`-P`).
     pub parallel: u32,
+    /// Latency under load beside the test (`latency=1`): idle and loaded round trips, the
+    /// added latency, RPM and grade (`--latency`); costs about a second of idle probes.
+    pub latency: bool,
 }
 
 /// Defaults for what a query leaves out.
@@ -151,7 +154,8 @@ impl ProbeSpec {
                 .ok_or_else(|| bad("parallel", format!("must be 1..{MAX_PARALLEL}")))?,
             None => 1,
         };
-        Ok(Self { host, port, duration, reverse, bidir, udp, bitrate, burst, parallel })
+        let latency = boolean(q, &["latency"])?;
+        Ok(Self { host, port, duration, reverse, bidir, udp, bitrate, burst, parallel, latency })
     }
 }
 
@@ -186,7 +190,8 @@ mod tests {
     #[test]
     fn wireperf_names() {
         let s =
-            ProbeSpec::from_query(&q("target=10.0.0.9:5202&duration=3&bidir=1&bitrate=100M/5&parallel=4"), D).unwrap();
+            ProbeSpec::from_query(&q("target=10.0.0.9:5202&duration=3&bidir=1&bitrate=100M/5&parallel=4&latency=1"), D)
+                .unwrap();
         assert_eq!(
             s,
             ProbeSpec {
@@ -199,6 +204,7 @@ mod tests {
                 bitrate: Some(100_000_000),
                 burst: Some(5),
                 parallel: 4,
+                latency: true,
             }
         );
     }

@@ -19,8 +19,15 @@ use std::time::Duration;
 use tokio::time::Instant;
 use wireperf_engine::event::NullObserver;
 use wireperf_engine::{ClientConfig, run_client};
+use wireperf_latency::Phase;
+use wireperf_suite::latency::{LatencyConfig, LatencyProbe};
 use wireperf_protocol::params::DEFAULT_UDP_RATE;
 use wireperf_protocol::{Protocol, TestParams};
+
+/// Time a latency probe needs beside its test: the idle probes (1 s of connects before the
+/// cookie, and against a wireperf server 1 s more on its echo) and the wait for the last
+/// loaded probes' answers.
+const LATENCY_RESERVE: Duration = Duration::from_secs(3);
 
 /// iperf3's UDP datagram size when the path MTU is not known.
 const UDP_BLKSIZE: u32 = 1460;
@@ -34,6 +41,7 @@ pub fn client_config(spec: &ProbeSpec, seconds: u32, budget: Duration) -> Client
         bidirectional: spec.bidir,
         bandwidth: spec.bitrate,
         burst: spec.burst,
+        wireperf_latency: spec.latency,
         ..Default::default()
     };
     if spec.udp {
@@ -75,16 +83,22 @@ pub async fn run(spec: &ProbeSpec, limiter: &Limiter, started: Instant, deadline
         Err(busy) => Err(Failure::new("overloaded", busy.to_string())),
         Ok(permits) => {
             let remaining = deadline.saturating_duration_since(Instant::now());
-            rep.test_seconds = clamp_duration(spec.duration, remaining);
+            let reserve = if spec.latency { LATENCY_RESERVE } else { Duration::ZERO };
+            rep.test_seconds = clamp_duration(spec.duration, remaining.saturating_sub(reserve));
             let cfg = client_config(spec, rep.test_seconds, remaining);
+            let latency = spec.latency.then(|| (Phase::of_test(spec.reverse, spec.bidir), LatencyConfig::default()));
             let interrupt = StopOnDrop(Arc::new(AtomicBool::new(false)));
             let flag = Arc::clone(&interrupt.0);
             let task = tokio::task::spawn_blocking(move || {
                 let _slots = permits;
-                let outcome = run_client(&cfg, &mut NullObserver, &flag);
+                let mut null = NullObserver;
+                let mut obs = LatencyProbe::new(&mut null, &cfg.host, cfg.port, latency);
+                let outcome = run_client(&cfg, &mut obs, &flag);
+                let summary = obs.finish(&outcome.report);
                 match outcome.error {
                     Some(e) => Err(Failure::from_engine(&e)),
                     None => ProbeResults::from_report(&outcome.report)
+                        .map(|r| ProbeResults { latency: summary, ..r })
                         .map_err(|e| Failure::new("test_failed", e.to_string())),
                 }
             });
@@ -117,6 +131,7 @@ mod tests {
             bitrate: None,
             burst: None,
             parallel: 3,
+            latency: false,
         }
     }
 

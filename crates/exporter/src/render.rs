@@ -24,7 +24,7 @@ use wireperf_protocol::outcome::{Tally, Udp};
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 /// Every metric a probe can publish: (name as scraped, help).
-pub const METRICS: [(&str, &str); 32] = [
+pub const METRICS: [(&str, &str); 40] = [
     ("probe_success", "1 if the test ran to the end and reported totals, else 0"),
     ("probe_duration_seconds", "How long the probe took, including waiting for a slot"),
     ("wireperf_probe_info", "The test that ran: protocol, streams per direction, test length (seconds), peer address"),
@@ -57,6 +57,14 @@ pub const METRICS: [(&str, &str); 32] = [
     ("iperf3_received_lost_percent", "iperf3 exporter: percentage of packets lost at the receiver (UDP)"),
     ("wireperf_probe_test_seconds", "Test length the probe asked for after fitting it into the scrape timeout"),
     ("wireperf_probe_streams", "Streams per direction"),
+    ("wireperf_latency_idle_p50_seconds", "latency=1: median round trip of the probes before the load"),
+    ("wireperf_latency_idle_p99_seconds", "latency=1: 99th percentile round trip before the load"),
+    ("wireperf_latency_loaded_p50_seconds", "latency=1: median round trip of the probes under the load"),
+    ("wireperf_latency_loaded_p99_seconds", "latency=1: 99th percentile round trip under the load"),
+    ("wireperf_latency_added_seconds", "latency=1: loaded minus idle median: what the load's queue added"),
+    ("wireperf_latency_rpm", "latency=1: responsiveness under the load, round trips per minute"),
+    ("wireperf_latency_grade", "latency=1: the bufferbloat grade as a number, A=1 B=2 C=3 D=4 F=5"),
+    ("wireperf_latency_info", "latency=1: the grade, the probe method and the loaded phase"),
 ];
 
 /// What one probe did.
@@ -152,6 +160,39 @@ fn wireperf_metrics(out: &mut Out, r: &ProbeResults, test_seconds: u32) {
     }
 }
 
+/// The latency gauges; a figure that was not measured is left out, never published as 0.
+fn latency_metrics(out: &mut Out, s: &wireperf_latency::LatencySummary) {
+    let secs = |ms: f64| ms / 1000.0;
+    let pairs = [
+        ("wireperf_latency_idle_p50_seconds", s.idle_ms.map(|p| secs(p.p50))),
+        ("wireperf_latency_idle_p99_seconds", s.idle_ms.map(|p| secs(p.p99))),
+        ("wireperf_latency_loaded_p50_seconds", s.loaded_ms.map(|p| secs(p.p50))),
+        ("wireperf_latency_loaded_p99_seconds", s.loaded_ms.map(|p| secs(p.p99))),
+        ("wireperf_latency_added_seconds", s.added_ms.map(secs)),
+        ("wireperf_latency_rpm", s.rpm),
+        ("wireperf_latency_grade", s.grade.map(grade_number)),
+    ];
+    for (name, v) in pairs {
+        if let Some(v) = v {
+            out.gauge(name, v);
+        }
+    }
+    let grade = s.grade.map_or(String::new(), |g| g.to_string());
+    out.info("wireperf_latency_info", l(&[("grade", &grade), ("method", &s.method), ("phase", s.phase.name())]));
+}
+
+/// A = 1 … F = 5, so an alert can say `wireperf_latency_grade >= 3`.
+fn grade_number(g: wireperf_latency::Grade) -> f64 {
+    use wireperf_latency::Grade;
+    match g {
+        Grade::A => 1.0,
+        Grade::B => 2.0,
+        Grade::C => 3.0,
+        Grade::D => 4.0,
+        Grade::F => 5.0,
+    }
+}
+
 // A UDP figure the report left out is published as 0, as the iperf3 exporter does.
 fn udp_packets(u: &Udp) -> f64 {
     u.packets.unwrap_or(0) as f64
@@ -198,7 +239,12 @@ pub fn render(rep: &ProbeReport) -> String {
     out.gauge("probe_duration_seconds", rep.duration.as_secs_f64());
     out.gauge("wireperf_probe_test_seconds", f64::from(rep.test_seconds));
     match &rep.outcome {
-        Ok(r) => wireperf_metrics(&mut out, r, rep.test_seconds),
+        Ok(r) => {
+            wireperf_metrics(&mut out, r, rep.test_seconds);
+            if let Some(s) = &r.latency {
+                latency_metrics(&mut out, s);
+            }
+        }
         Err(f) => out.info("wireperf_probe_failure_info", l(&[("reason", f.reason), ("message", &f.message)])),
     }
     iperf3_metrics(&mut out, rep);
@@ -247,7 +293,7 @@ mod tests {
             flows,
             cpu,
         };
-        ProbeResults { outcome, peer: peer.map(str::to_string) }
+        ProbeResults { outcome, peer: peer.map(str::to_string), latency: None }
     }
 
     fn tcp_ok() -> ProbeReport {
@@ -367,5 +413,37 @@ mod tests {
             let scraped = if kind == "info" { format!("{name}_info") } else { name.to_string() };
             assert!(METRICS.iter().any(|(n, _)| *n == scraped), "{scraped} is not in METRICS");
         }
+    }
+
+    #[test]
+    fn latency_gauges_in_seconds_and_unmeasured_ones_left_out() {
+        use wireperf_latency::{LatencySummary, Method, Phase, Probe};
+        let mut probes: Vec<Probe> = (0..4).map(|_| Probe::new(0.0, Phase::Idle, Some(0.5), Method::UdpEcho)).collect();
+        probes.extend((0..4).map(|_| Probe::new(0.0, Phase::Upload, Some(40.5), Method::UdpEcho)));
+        let mut rep = tcp_ok();
+        if let Ok(r) = rep.outcome.as_mut() {
+            r.latency = Some(LatencySummary::compute("udp_echo", Phase::Upload, &probes, &[]));
+        }
+        let t = render(&rep);
+        for line in [
+            "wireperf_latency_idle_p50_seconds 0.0005",
+            "wireperf_latency_loaded_p99_seconds 0.0405",
+            "wireperf_latency_added_seconds 0.04",
+            "wireperf_latency_rpm 1481.0",
+            "wireperf_latency_grade 3.0",
+            "wireperf_latency_info{grade=\"C\",method=\"udp_echo\",phase=\"upload\"} 1",
+        ] {
+            assert!(has(&t, line), "missing {line:?} in\n{t}");
+        }
+        // Without idle probes: no idle figure, no added latency, no grade (never a 0).
+        let loaded: Vec<Probe> = probes.iter().copied().filter(|p| p.phase == Phase::Upload).collect();
+        if let Ok(r) = rep.outcome.as_mut() {
+            r.latency = Some(LatencySummary::compute("tcp_connect", Phase::Upload, &loaded, &[]));
+        }
+        let t = render(&rep);
+        assert!(!t.contains("wireperf_latency_idle") && !t.contains("wireperf_latency_grade "), "{t}");
+        assert!(has(&t, "wireperf_latency_info{grade=\"\",method=\"tcp_connect\",phase=\"upload\"} 1"), "{t}");
+        // No latency asked: no latency metric.
+        assert!(!render(&tcp_ok()).contains("wireperf_latency"));
     }
 }

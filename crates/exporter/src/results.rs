@@ -19,6 +19,8 @@ pub struct ProbeResults {
     /// The address the data streams reached (tells which node answered when the target is
     /// a load-balanced name).
     pub peer: Option<String>,
+    /// Latency under load, when the probe asked for it (`latency=1`) and probes were sent.
+    pub latency: Option<wireperf_latency::LatencySummary>,
 }
 
 /// Why a report cannot be published.
@@ -39,7 +41,7 @@ impl ProbeResults {
             return Err(NoTotals);
         }
         outcome.flows.retain(publishable);
-        Ok(Self { outcome, peer: report.start.connected.first().map(|c| c.remote_host.clone()) })
+        Ok(Self { outcome, peer: report.start.connected.first().map(|c| c.remote_host.clone()), latency: None })
     }
 
     /// The flows, first as iperf3 names it.

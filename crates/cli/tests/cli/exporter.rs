@@ -104,10 +104,24 @@ struct Prometheus {
 }
 
 impl Prometheus {
-    fn start(exporter: u16, targets: &[String]) -> Self {
+    /// Scrapes `targets` with 1 s tests every 2 s (job `wireperf`), and `latency_targets` with
+    /// 1 s tests and latency probes (`latency=1`, about 4 s each) every 5 s (job
+    /// `wireperf_latency`; separate targets, so the one-probe-per-target queue does not hold
+    /// the fast job's probes behind the slow ones).
+    fn start(exporter: u16, targets: &[String], latency_targets: &[String]) -> Self {
         let bin = prometheus_bin();
         let dir = tempfile::tempdir().unwrap();
-        let list = targets.iter().map(|t| format!("'{t}'")).collect::<Vec<_>>().join(", ");
+        let quoted = |t: &[String]| t.iter().map(|t| format!("'{t}'")).collect::<Vec<_>>().join(", ");
+        let (list, latency_list) = (quoted(targets), quoted(latency_targets));
+        let relabel = format!(
+            "\x20   relabel_configs:\n\
+             \x20     - source_labels: [__address__]\n\
+             \x20       target_label: __param_target\n\
+             \x20     - source_labels: [__param_target]\n\
+             \x20       target_label: instance\n\
+             \x20     - target_label: __address__\n\
+             \x20       replacement: 127.0.0.1:{exporter}\n"
+        );
         let config = format!(
             "global:\n  scrape_interval: 2s\n  scrape_timeout: 1800ms\n\
              scrape_configs:\n\
@@ -117,13 +131,17 @@ impl Prometheus {
              \x20     duration: ['1']\n\
              \x20   static_configs:\n\
              \x20     - targets: [{list}]\n\
-             \x20   relabel_configs:\n\
-             \x20     - source_labels: [__address__]\n\
-             \x20       target_label: __param_target\n\
-             \x20     - source_labels: [__param_target]\n\
-             \x20       target_label: instance\n\
-             \x20     - target_label: __address__\n\
-             \x20       replacement: 127.0.0.1:{exporter}\n"
+             {relabel}\
+             \x20 - job_name: wireperf_latency\n\
+             \x20   scrape_interval: 5s\n\
+             \x20   scrape_timeout: 5s\n\
+             \x20   metrics_path: /probe\n\
+             \x20   params:\n\
+             \x20     duration: ['1']\n\
+             \x20     latency: ['1']\n\
+             \x20   static_configs:\n\
+             \x20     - targets: [{latency_list}]\n\
+             {relabel}"
         );
         let cfg_path = dir.path().join("prometheus.yml");
         std::fs::write(&cfg_path, config).unwrap();
@@ -195,9 +213,11 @@ fn iperf3_server() -> ServerProc {
 fn prometheus_scrapes_probes_of_wireperf_and_iperf3_servers() {
     let wp = start_server(&wireperf(), &[]);
     let ip = iperf3_server();
+    let wp_latency = start_server(&wireperf(), &[]);
     let (exporter, eport) = start_exporter(&["--timeout-offset", "0.25"]);
     let targets = [format!("127.0.0.1:{}", wp.port), format!("127.0.0.1:{}", ip.port)];
-    let prom = Prometheus::start(eport, &targets);
+    let latency_target = format!("127.0.0.1:{}", wp_latency.port);
+    let prom = Prometheus::start(eport, &targets, std::slice::from_ref(&latency_target));
 
     // Two successful probes per target. (A probe that misses its deadline on a loaded
     // machine is a failed probe, not a failed test; it is shown below.)
@@ -246,6 +266,22 @@ fn prometheus_scrapes_probes_of_wireperf_and_iperf3_servers() {
             assert_eq!(values(&v).len(), 2, "panel query {q}: {v}");
         }
     }
+
+    // Latency under load (`latency=1`) through the wireperf server's echo: idle and loaded
+    // round trips, RPM and a grade reach Prometheus as gauges. (Loopback: no figure is
+    // asserted beyond being measured.)
+    let grade = prom.wait_for("wireperf_latency_grade{job=\"wireperf_latency\"}", 1.0, 1, Duration::from_secs(30));
+    assert!(values(&grade).iter().all(|(i, g)| i == &latency_target && (1.0..=5.0).contains(g)), "{grade}");
+    for name in ["idle_p50_seconds", "idle_p99_seconds", "loaded_p50_seconds", "loaded_p99_seconds", "rpm"] {
+        let v = prom.query(&format!("last_over_time(wireperf_latency_{name}{{job=\"wireperf_latency\"}}[1m])"));
+        assert!(values(&v).len() == 1 && values(&v).iter().all(|(_, x)| *x > 0.0 && x.is_finite()), "{name}: {v}");
+    }
+    let info = prom.query("last_over_time(wireperf_latency_info{job=\"wireperf_latency\"}[1m])");
+    let method = info.pointer("/data/result/0/metric/method").and_then(Value::as_str).unwrap_or("");
+    assert!(method.starts_with("udp_echo+tcp_rr"), "the probes went through the echo: {info}");
+    // The fast job asked for no latency and published none.
+    let none = prom.query("wireperf_latency_grade{job=\"wireperf\"}");
+    assert!(values(&none).is_empty(), "{none}");
 
     // The answers a person would see, for the docs.
     eprintln!("wireperf -s on {}, iperf3 -s on {}", targets[0], targets[1]);
