@@ -20,9 +20,9 @@ use tokio::time::Instant;
 use wireperf_engine::event::NullObserver;
 use wireperf_engine::{ClientConfig, run_client};
 use wireperf_latency::Phase;
-use wireperf_suite::latency::{LatencyConfig, LatencyProbe};
 use wireperf_protocol::params::DEFAULT_UDP_RATE;
 use wireperf_protocol::{Protocol, TestParams};
+use wireperf_suite::latency::{LatencyConfig, LatencyProbe};
 
 /// Time a latency probe needs beside its test: the idle probes (1 s of connects before the
 /// cookie, and against a wireperf server 1 s more on its echo) and the wait for the last

@@ -152,7 +152,11 @@ fn deep_udp_stock(peer: &crate::peers::Peer) {
     common(&v, false);
     let full = DEEP.full_queue_ms();
     let p50 = ms(&v, "/loaded_ms/p50");
-    assert!((0.7 * full..=1.2 * full + 2.0).contains(&p50), "{} loaded p50 {p50} ms, full {full} ms: {v}", peer.version);
+    assert!(
+        (0.7 * full..=1.2 * full + 2.0).contains(&p50),
+        "{} loaded p50 {p50} ms, full {full} ms: {v}",
+        peer.version
+    );
     assert_undisturbed(&log);
 }
 
