@@ -32,7 +32,7 @@ use serde_json::Value;
 use wireperf_engine::{Event, Observer, ServerOutput};
 use wireperf_latency::advice::{LocalQueue, parse_tc_backlog};
 use wireperf_latency::echo_prober;
-use wireperf_latency::echo_wire::EchoOffer;
+use wireperf_latency::echo_wire::{EchoOffer, Token};
 use wireperf_latency::prober::{self, Prober, ProberConfig};
 use wireperf_latency::{LatencySummary, Phase, Probe};
 use wireperf_protocol::schema::TestReport;
@@ -261,16 +261,13 @@ impl Observer for LatencyProbe<'_> {
         }
         let cfg = |port| ProberConfig::new(SocketAddr::new(t.ip(), port), self.cfg.interval, self.origin);
         let mut names = Vec::new();
-        if let Some(port) = o.udp_port {
-            if let Ok(p) = echo_prober::start_udp(cfg(port), token, Phase::Idle) {
+        type Start = fn(ProberConfig, Token, Phase) -> std::io::Result<Prober>;
+        let flows: [(Option<u16>, Start, &str); 2] =
+            [(o.udp_port, echo_prober::start_udp, "udp_echo"), (o.tcp_port, echo_prober::start_tcp, "tcp_rr")];
+        for (port, start, name) in flows {
+            if let Some(p) = port.and_then(|port| start(cfg(port), token, Phase::Idle).ok()) {
                 self.echo.push(p);
-                names.push("udp_echo");
-            }
-        }
-        if let Some(port) = o.tcp_port {
-            if let Ok(p) = echo_prober::start_tcp(cfg(port), token, Phase::Idle) {
-                self.echo.push(p);
-                names.push("tcp_rr");
+                names.push(name);
             }
         }
         if self.echo.is_empty() {

@@ -33,10 +33,10 @@ pub fn server_observer(inner: Box<dyn Observer + Send>) -> Box<dyn Observer + Se
 
 impl Observer for ServerEcho {
     fn event(&mut self, ev: Event<'_>) {
-        if matches!(ev, Event::End(_)) {
-            if let Some(e) = self.echo.take() {
-                e.stop();
-            }
+        if matches!(ev, Event::End(_))
+            && let Some(e) = self.echo.take()
+        {
+            e.stop();
         }
         self.inner.event(ev);
     }

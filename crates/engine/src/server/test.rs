@@ -195,12 +195,9 @@ impl ServerTest<'_> {
                         report.start.fq_rate = Some(p.fqrate.unwrap_or(0));
                         report.start.sock_bufsize = Some(u64::from(p.window.unwrap_or(0)));
                         report.start.test_start = Some(start::test_start(&p, self.cfg.interval));
-                        if p.wireperf_latency {
-                            if let Ok(local) = ctrl.socket().local_addr() {
-                                if let Some(offer) = obs.latency_offer(addr, local) {
-                                    tri!(session.offer_latency(&offer));
-                                }
-                            }
+                        let local = ctrl.socket().local_addr().ok().filter(|_| p.wireperf_latency);
+                        if let Some(offer) = local.and_then(|local| obs.latency_offer(addr, local)) {
+                            tri!(session.offer_latency(&offer));
                         }
                         let udp = p.protocol == Protocol::Udp;
                         self.plan = Some(StreamPlan::new(&p, Role::Server));
