@@ -206,6 +206,13 @@ impl Worker {
         m.counters.finished.store(true, Ordering::Release);
     }
 
+    /// Ends every member: the worker's buffer could not be allocated.
+    fn fail_to_allocate(&self, members: &[Member], err: &std::io::Error) {
+        for i in 0..members.len() {
+            self.end(members, i, Err(EngineError::Stream { op: "allocate a buffer for", err: clone_err(err) }));
+        }
+    }
+
     fn send(&mut self, members: Vec<Member>, spec: &StreamSpec) {
         let block = spec.len.max(1);
         // Paced streams move one block per call, the pacing step (as `BlockSender`).
@@ -215,16 +222,7 @@ impl Worker {
         let copies = super::buffer::copies_kept(block, per_call, spec.send_mode == crate::config::SendMode::Sendfile);
         let buf = match super::buffer::repeated(&payload, copies) {
             Ok(b) => b,
-            Err(err) => {
-                for i in 0..members.len() {
-                    self.end(
-                        &members,
-                        i,
-                        Err(EngineError::Stream { op: "allocate a buffer for", err: clone_err(&err) }),
-                    );
-                }
-                return;
-            }
+            Err(err) => return self.fail_to_allocate(&members, &err),
         };
         let mut tx = TxPath::new(&buf, spec.send_mode);
         let mut st: Vec<TxState> = members.iter().map(|m| TxState::new(m, &mut tx)).collect();
@@ -249,16 +247,7 @@ impl Worker {
         let block = spec.len.clamp(1, super::tcp::MAX_CALL);
         let mut buf = match super::buffer::zeroed(spec.call_bytes.min(WORKER_CALL).max(block)) {
             Ok(b) => b,
-            Err(err) => {
-                for i in 0..members.len() {
-                    self.end(
-                        &members,
-                        i,
-                        Err(EngineError::Stream { op: "allocate a buffer for", err: clone_err(&err) }),
-                    );
-                }
-                return;
-            }
+            Err(err) => return self.fail_to_allocate(&members, &err),
         };
         let now = Instant::now();
         let mut st: Vec<RxState> = members
@@ -311,7 +300,8 @@ impl Worker {
 }
 
 fn clone_err(e: &std::io::Error) -> std::io::Error {
-    std::io::Error::new(e.kind(), e.to_string())
+    // An OS error stays one (so it prints as iperf3 prints it, without " (os error N)").
+    e.raw_os_error().map_or_else(|| std::io::Error::new(e.kind(), e.to_string()), std::io::Error::from_raw_os_error)
 }
 
 /// What one turn of a stream did.
