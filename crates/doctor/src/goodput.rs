@@ -89,6 +89,18 @@ pub fn theoretical_goodput(speed_mbps: u32, duplex: Option<Duplex>, mtu: u32, us
     Goodput { tcp_bps: tcp, udp_bps: udp, limited_by, shared_between_directions: shared }
 }
 
+/// Goodput (TCP, UDP) in bit/s of a flow through a shaper of `rate_bps` at `mtu`.
+///
+/// A shaper (tbf, htb, cake, …) counts whole frames with their 14-byte Ethernet header but
+/// not preamble, FCS or gap, so its payload share is `(MTU − headers) / (MTU + 14)`. This is
+/// the ceiling a shaped test can reach: both the suite's grade and the bottleneck rules judge
+/// a rate against it (not the shaper's raw rate, which no payload ever reaches).
+pub fn shaped_goodput(rate_bps: u64, mtu: u32) -> (u64, u64) {
+    let mtu = u64::from(mtu.max(576));
+    let frame = mtu + 14;
+    (rate_bps * (mtu - TCP4_TS_HEADERS) / frame, rate_bps * (mtu - UDP4_HEADERS) / frame)
+}
+
 /// Formats bit/s the iperf3 way (decimal units): `2.35 Gbits/sec`.
 pub fn format_bps(bps: u64) -> String {
     let b = bps as f64;
@@ -128,6 +140,14 @@ mod tests {
         assert!(g.tcp_bps < 3_500_000_000);
         let g = theoretical_goodput(2500, None, 1500, Some(UsbLink { speed_mbps: 5000 }));
         assert_eq!(g.limited_by, Limit::Ethernet);
+    }
+
+    #[test]
+    fn shaped_goodput_counts_the_frame_header() {
+        assert_eq!(shaped_goodput(600_000_000, 1500), (600_000_000 * 1448 / 1514, 600_000_000 * 1472 / 1514));
+        // A jumbo MTU leaves more of the rate for payload; an absurd MTU is clamped, not wrapped.
+        assert!(shaped_goodput(600_000_000, 9000).0 > shaped_goodput(600_000_000, 1500).0);
+        assert!(shaped_goodput(600_000_000, 10).0 > 0);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 use std::net::IpAddr;
+use wireperf_doctor::goodput::shaped_goodput;
 use wireperf_doctor::{InspectOptions, InterfaceReport, RateLimit, Severity};
 
 /// Where the ceiling comes from.
@@ -64,14 +65,6 @@ impl LinkContext {
             .map(|d| d.findings.iter().filter(|f| f.severity > Severity::Info).map(|f| f.id).collect())
             .unwrap_or_default()
     }
-}
-
-/// Goodput of a TCP/UDP flow through a shaper of `rate` bit/s at `mtu`: shapers count whole
-/// frames (with the 14-byte Ethernet header), the payload is what is left.
-pub fn shaped_goodput(rate: u64, mtu: u32) -> (u64, u64) {
-    let mtu = u64::from(mtu.max(576));
-    let frame = mtu + 14;
-    (rate * (mtu - 52) / frame, rate * (mtu - 28) / frame)
 }
 
 /// veth, bridges, tun: no device behind the interface, so its speed is nominal.
@@ -151,13 +144,6 @@ pub fn for_peer(peer: IpAddr) -> LinkContext {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn shaper_goodput_accounts_for_headers() {
-        let (tcp, udp) = shaped_goodput(600_000_000, 1500);
-        assert_eq!(tcp, 600_000_000 * 1448 / 1514);
-        assert_eq!(udp, 600_000_000 * 1472 / 1514);
-    }
 
     #[test]
     fn the_narrower_of_link_and_shaper_wins() {

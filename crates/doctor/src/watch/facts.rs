@@ -30,6 +30,7 @@ pub fn read_live(iface: Option<&str>) -> HostFacts {
         && let Some(link) = report.interfaces.first().map(|i| &i.link)
     {
         f.link_mbps = link.speed_mbps;
+        f.mtu = link.mtu;
         if let Some(g) = link.goodput {
             f.goodput_tcp_bps = Some(g.tcp_bps);
             f.goodput_udp_bps = Some(g.udp_bps);

@@ -84,21 +84,26 @@ fn ceilings(dir: &Direction, hosts: Hosts<'_>, found: &mut Vec<Limit>) {
         let f = &s.facts;
         let iface = s.iface.as_deref().unwrap_or("?");
         let rate = dir.bits_per_second;
-        if let Some((kind, bps)) = f.shaper.as_ref().filter(|_| side == sender)
-            && *bps > 0
-            && rate >= AT_CEILING * *bps as f64
-        {
+        // Judged against the payload the shaper lets through (the suite's ceiling), not its
+        // raw rate: a TCP flow through a 600 Mbit/s tbf carries at most 574 Mbit/s.
+        let shaped = f.shaper.as_ref().filter(|(_, bps)| side == sender && *bps > 0).map(|(kind, bps)| {
+            let (tcp, udp) = crate::goodput::shaped_goodput(*bps, f.mtu.unwrap_or(1500));
+            (kind, *bps, if dir.udp { udp } else { tcp })
+        });
+        if let Some((kind, bps, goodput)) = shaped.filter(|(_, _, g)| *g > 0 && rate >= AT_CEILING * *g as f64) {
+            let proto = if dir.udp { "UDP" } else { "TCP" };
             found.push(limit(
                 ids::SHAPER,
                 side,
-                1.0 + rate / *bps as f64,
+                1.0 + rate / goodput as f64,
                 vec![format!(
-                    "{kind} on {iface} ({}) shapes what the {} sends to {}; the test reached {} ({} of it)",
+                    "{kind} on {iface} ({}) shapes what the {} sends to {} ({proto} goodput at most {}); the test reached {} ({} of it)",
                     side.as_str(),
                     side.as_str(),
-                    format_bps(*bps),
+                    format_bps(bps),
+                    format_bps(goodput),
                     format_bps(rate as u64),
-                    pct(rate / *bps as f64)
+                    pct(rate / goodput as f64)
                 )],
                 vec![
                     format!("see it: tc qdisc show dev {iface}"),

@@ -122,6 +122,10 @@ pub struct HostFacts {
     pub usb_limited: bool,
     /// The root qdisc's rate limit on the interface's egress: kind and bit/s.
     pub shaper: Option<(String, u64)>,
+    /// The interface's MTU, for the payload a shaper lets through (absent from an older
+    /// wireperf's reply; 1500 is assumed then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mtu: Option<u32>,
     /// Buffer sysctls (`net.ipv4.tcp_rmem`, `net.core.rmem_max`, …) of the namespace.
     pub sysctls: BTreeMap<String, String>,
 }
