@@ -57,6 +57,8 @@ CASES = {
     # calls give from what the receiver's low-water mark gives.
     "tcp1l1m": ("TCP 1 stream, both -l 1M", ["-l", "1M"]),
     "tcp4": ("TCP -P 4", ["-P", "4"]),
+    # More streams than this machine's CPUs: wireperf's shared workers against a thread each.
+    "tcp8": ("TCP -P 8", ["-P", "8"]),
     "tcpR": ("TCP -R", ["-R"]),
     "tcpZ": ("TCP -Z", ["-Z"]),
     "udp": (f"UDP {UDP_LEN} B max rate, loss < {LOSS_LIMIT}%", None),
@@ -370,7 +372,7 @@ def main():
     ap.add_argument("--udp-secs", type=int, default=2, help="seconds per UDP run")
     ap.add_argument("--udp-steps", type=int, default=5, help="bisection steps of the UDP search")
     ap.add_argument("--envs", default="loopback,veth")
-    ap.add_argument("--cases", default="tcp1,tcp1l1m,tcp4,tcpR,tcpZ,udp", help=", ".join(CASES))
+    ap.add_argument("--cases", default="tcp1,tcp1l1m,tcp4,tcp8,tcpR,tcpZ,udp", help=", ".join(CASES))
     ap.add_argument("--extras", default=",".join(EXTRAS),
                     help="memory (peak RSS, -P 8/-P 128), limit (-Z --skip-rx-copy reference), "
                          "why (--why sampling cost); 'none' for none")
