@@ -39,6 +39,7 @@ mod robustness;
 mod stock_peers;
 mod suite;
 mod suite_lab;
+mod symbol_order;
 mod text_layout;
 mod tui;
 mod udp_exact;

@@ -49,6 +49,20 @@ pub(crate) fn write_repeated(mut w: impl Write, unit: &[u8], off: usize, end: us
     w.write_vectored(&pieces[..n])
 }
 
+/// The most a shared worker's receive buffer holds (unless one block is larger).
+///
+/// It is scratch space that all the worker's streams read into and nobody reads back, and the
+/// kernel's copies touch all of it, so it is resident memory in full: two receiving workers at
+/// `-P 8` held 1 MiB with 512 KiB each. 256 KiB is two default blocks per `read`, and halving
+/// it costs a receiving worker one more system call per 256 KiB (docs/performance.md, Memory).
+pub(crate) const WORKER_RECEIVE: usize = 256 * 1024;
+
+/// The length of a shared worker's receive buffer for streams whose calls are `call_bytes`
+/// long with `block`-byte blocks: at most [`WORKER_RECEIVE`], never less than one block.
+pub(crate) fn worker_receive_len(call_bytes: usize, block: usize) -> usize {
+    call_bytes.min(WORKER_RECEIVE).max(block).max(1)
+}
+
 /// A zero-filled buffer of `len` bytes (at least one), unmapped when dropped.
 pub(crate) fn zeroed(len: usize) -> io::Result<MmapMut> {
     MmapMut::map_anon(len.max(1))
@@ -102,6 +116,16 @@ mod tests {
         assert_eq!(copies_kept(1000, 3, false), 3, "never more than a call");
         assert_eq!(copies_kept(4096 * K, 1, false), 1, "a block above UNIT is kept whole");
         assert_eq!(copies_kept(0, 0, false), 1, "degenerate input does not panic");
+    }
+
+    #[test]
+    fn a_shared_receive_buffer_is_at_most_256k_and_at_least_one_block() {
+        const K: usize = 1024;
+        assert_eq!(worker_receive_len(512 * K, 128 * K), 256 * K, "-P 8: 512 KiB calls, 256 KiB read");
+        assert_eq!(worker_receive_len(128 * K, 128 * K), 128 * K, "-P 128: calls of one block");
+        assert_eq!(worker_receive_len(8 * K, 8 * K), 8 * K, "small calls keep a small buffer");
+        assert_eq!(worker_receive_len(1024 * K, 1024 * K), 1024 * K, "a larger block is read whole");
+        assert_eq!(worker_receive_len(0, 0), 1, "degenerate input does not panic");
     }
 
     #[test]

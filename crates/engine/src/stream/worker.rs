@@ -41,7 +41,8 @@ const POLL: Duration = Duration::from_millis(50);
 /// While a receiver's low-water mark is set, its socket is read at least this often, so the
 /// last partial block of a stream is counted at most this late (as `tcp::LOW_WATER_POLL`).
 const LOW_WATER_POLL: Duration = Duration::from_millis(10);
-/// The most one call of a worker moves for one stream. Smaller than a lone stream's 1 MiB:
+/// The most one send call of a worker moves for one stream (a receiving worker reads at most
+/// `buffer::WORKER_RECEIVE` per call). Smaller than a lone stream's 1 MiB:
 /// the worker's streams take turns, so the cost of a call is shared anyway, and a worker's
 /// buffer is the memory every stream on it uses.
 const WORKER_CALL: usize = 512 * 1024;
@@ -245,7 +246,7 @@ impl Worker {
 
     fn receive(&mut self, members: Vec<Member>, spec: &StreamSpec) {
         let block = spec.len.clamp(1, super::tcp::MAX_CALL);
-        let mut buf = match super::buffer::zeroed(spec.call_bytes.min(WORKER_CALL).max(block)) {
+        let mut buf = match super::buffer::zeroed(super::buffer::worker_receive_len(spec.call_bytes, block)) {
             Ok(b) => b,
             Err(err) => return self.fail_to_allocate(&members, &err),
         };
