@@ -909,22 +909,35 @@ mod tests {
         let (note, _wakes) = crossbeam_channel::unbounded();
         let (t, link) = spawn("test-stop", true, vec![members], &spec(SendMode::Write), note).unwrap();
         std::thread::sleep(Duration::from_millis(100));
+        stop_one_then_all(&handles, &link, t, &socks, readers, Duration::from_secs(5));
+    }
+
+    /// Stops stream 0 and waits (up to `limit`) until it has ended while the others send on,
+    /// then stops them all: every stream's count is what its peer read.
+    fn stop_one_then_all(
+        handles: &[(Arc<Counters>, Arc<AtomicBool>)],
+        link: &WorkerLink,
+        t: Vec<JoinHandle<()>>,
+        socks: &[Arc<DataSock>],
+        readers: Vec<std::thread::JoinHandle<u64>>,
+        limit: Duration,
+    ) {
         handles[0].1.store(true, Ordering::Relaxed);
         link.wake();
         let asked = Instant::now();
         while !handles[0].0.finished.load(Ordering::Acquire) {
-            assert!(asked.elapsed() < Duration::from_secs(5), "stream 0 did not stop");
+            assert!(asked.elapsed() < limit, "stream 0 did not stop");
             std::thread::sleep(Duration::from_millis(1));
         }
         let before = handles[1].0.bytes();
         std::thread::sleep(Duration::from_millis(50));
         assert!(handles[1].0.bytes() > before, "the other streams keep sending");
-        for (_, stop) in &handles {
+        for (_, stop) in handles {
             stop.store(true, Ordering::Relaxed);
         }
         link.wake();
         join(t);
-        for s in &socks {
+        for s in socks {
             s.shutdown(std::net::Shutdown::Write);
         }
         let read: Vec<u64> = readers.into_iter().map(|r| r.join().unwrap()).collect();
@@ -1068,40 +1081,20 @@ mod tests {
 
     #[test]
     fn a_stop_reaches_a_moved_stream_promptly() {
-        let (mut members, mut readers, mut socks) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut members, mut readers) = (Vec::new(), Vec::new());
         for _ in 0..3 {
             let (tx, rx) = small_pair();
-            socks.push(Arc::new(DataSock::Tcp(tx.try_clone().unwrap())));
             members.push(member(tx, None));
             readers.push(count_until_eof(rx));
         }
         let handles: Vec<_> = members.iter().map(handle).collect();
+        let socks: Vec<_> = members.iter().map(|m| Arc::clone(&m.sock)).collect();
         let last = members.pop().unwrap();
         let (note, _wakes) = crossbeam_channel::unbounded();
         let (t, link) = spawn("test-move-stop", true, vec![members, vec![last]], &spec(SendMode::Write), note).unwrap();
         link.order_move(0, 0, 1);
         assert!(await_moves(&handles, &[0]));
         // Stopped at once, possibly while still on its way to the other worker.
-        handles[0].1.store(true, Ordering::Relaxed);
-        link.wake();
-        let asked = Instant::now();
-        while !handles[0].0.finished.load(Ordering::Acquire) {
-            assert!(asked.elapsed() < Duration::from_secs(1), "the moved stream did not stop");
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        let before = handles[1].0.bytes();
-        std::thread::sleep(Duration::from_millis(50));
-        assert!(handles[1].0.bytes() > before, "the others keep sending");
-        for (_, stop) in &handles {
-            stop.store(true, Ordering::Relaxed);
-        }
-        link.wake();
-        join(t);
-        for s in &socks {
-            s.shutdown(std::net::Shutdown::Write);
-        }
-        let read: Vec<u64> = readers.into_iter().map(|r| r.join().unwrap()).collect();
-        let counted: Vec<u64> = handles.iter().map(|(c, _)| c.bytes()).collect();
-        assert_eq!(read, counted, "a stopped stream's count is what went out");
+        stop_one_then_all(&handles, &link, t, &socks, readers, Duration::from_secs(1));
     }
 }
