@@ -992,12 +992,14 @@ mod tests {
         moved.iter().all(|&i| !handles[i].0.finished.load(Ordering::Acquire))
     }
 
-    /// Three senders on two workers (0 and 1 on the first, 2 on the second) share a block
-    /// budget; stream 0 moves to the second worker and stream 2 to the first while their
-    /// peers still read. Every byte is counted once, on the stream it went out on.
-    fn moved_senders(mode: SendMode) {
+    /// Three senders on two workers (0 and 1 on the first, 2 on the second) share a budget
+    /// (`-n` bytes, or `-k` blocks); stream 0 moves to the second worker and stream 2 to the
+    /// first while their peers still read. Every byte is counted once, on the stream it went
+    /// out on, and the budget is spent exactly.
+    fn moved_senders(mode: SendMode, by_bytes: bool) {
         let blocks = 60;
-        let budget = Arc::new(Budget::new(0, blocks, true));
+        let budget =
+            Arc::new(if by_bytes { Budget::new(blocks * 128 * 1024, 0, true) } else { Budget::new(0, blocks, true) });
         let (mut members, mut readers, mut socks) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..3 {
             let (tx, rx) = small_pair();
@@ -1038,9 +1040,9 @@ mod tests {
     }
 
     #[test]
-    fn moved_senders_spend_a_block_budget_exactly() {
-        moved_senders(SendMode::Write);
-        moved_senders(SendMode::Sendfile);
+    fn moved_senders_spend_a_budget_exactly() {
+        moved_senders(SendMode::Write, true);
+        moved_senders(SendMode::Sendfile, false);
     }
 
     #[test]
@@ -1096,5 +1098,33 @@ mod tests {
         assert!(await_moves(&handles, &[0]));
         // Stopped at once, possibly while still on its way to the other worker.
         stop_one_then_all(&handles, &link, t, &socks, readers, Duration::from_secs(1));
+    }
+
+    #[test]
+    fn a_moved_silent_receiver_still_times_out() {
+        // Stream 0 says nothing; it moves to the second worker at the first report (100 ms)
+        // and must still end by --rcv-timeout there, counted from its own last data.
+        let (quiet_tx, quiet_rx) = pair();
+        let (mut talk_tx, talk_rx) = pair();
+        let (quiet, talk) = (member(quiet_rx, None), member(talk_rx, None));
+        let handles = [handle(&quiet), handle(&talk)];
+        let (note, wakes) = crossbeam_channel::unbounded();
+        let sp = StreamSpec { rcv_timeout: Duration::from_millis(600), ..spec(SendMode::Write) };
+        let started = Instant::now();
+        let (t, link) = spawn("test-move-silent", false, vec![vec![quiet], vec![talk]], &sp, note).unwrap();
+        link.order_move(0, 0, 1);
+        talk_tx.write_all(&[1u8; 1000]).unwrap();
+        drop(talk_tx);
+        let asked = Instant::now();
+        while !handles[0].0.finished.load(Ordering::Acquire) {
+            assert!(asked.elapsed() < Duration::from_secs(3), "the moved stream never timed out");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert!(started.elapsed() >= Duration::from_millis(600), "not before its timeout");
+        assert_eq!(handles[0].0.worker_moves.load(Ordering::Relaxed), 1);
+        join(t);
+        drop(quiet_tx);
+        assert!(matches!(wakes.try_recv(), Ok(Wake::StreamFailed(EngineError::RecvTimeout))));
+        assert_eq!(handles[1].0.bytes(), 1000);
     }
 }
