@@ -26,7 +26,8 @@
 //!
 //! Hysteresis, so a stream never ping-pongs: a move must be wanted in two decisions in a row,
 //! the two workers of a move are left alone for [`COOL`] decisions (their figures mix before
-//! and after), a moved stream stays put for [`PIN`] decisions, and each worker takes part in at
+//! and after), a moved stream stays put for [`PIN`] decisions, nothing moves the other way
+//! between the same two workers for [`NO_RETURN`] decisions, and each worker takes part in at
 //! most one move per decision (so at most half the workers' count of moves per decision).
 
 use std::collections::{HashMap, HashSet};
@@ -40,6 +41,10 @@ pub(crate) const SATURATED: f64 = 0.9;
 pub(crate) const COOL: u32 = 2;
 /// Decisions a moved stream stays on its new worker.
 pub(crate) const PIN: u32 = 10;
+/// Decisions after a move from A to B during which nothing moves from B back to A: a
+/// worker's share of the CPU that flickers (something else runs on one CPU, then the other)
+/// must not swap streams to and fro.
+pub(crate) const NO_RETURN: u32 = 20;
 
 /// What one worker saw during one period, on its own clock.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -87,6 +92,8 @@ pub(crate) struct Balancer {
     pinned: HashMap<usize, u32>,
     /// The (from, to) pairs the previous decision wanted.
     wanted: HashSet<(usize, usize)>,
+    /// Decisions each (from, to) pair is still closed for (the way back of a recent move).
+    closed: HashMap<(usize, usize), u32>,
 }
 
 /// One worker's figures, derived from its observation.
@@ -161,10 +168,18 @@ fn gain(source: &Load, moved: f64, target: &Load) -> Option<f64> {
     Some(predicted / moved)
 }
 
+/// Counts every entry down by one decision and forgets those that reach zero.
+fn tick<K>(left: &mut HashMap<K, u32>) {
+    left.retain(|_, n| {
+        *n = n.saturating_sub(1);
+        *n > 0
+    });
+}
+
 impl Balancer {
     /// A balancer for `workers` workers.
     pub(crate) fn new(workers: usize) -> Self {
-        Balancer { cooling: vec![0; workers], pinned: HashMap::new(), wanted: HashSet::new() }
+        Balancer { cooling: vec![0; workers], pinned: HashMap::new(), wanted: HashSet::new(), closed: HashMap::new() }
     }
 
     /// One decision from one observation per worker (`None`: no figures from that worker).
@@ -173,10 +188,8 @@ impl Balancer {
             self.cooling.resize(obs.len(), 0);
         }
         self.cooling.iter_mut().for_each(|c| *c = c.saturating_sub(1));
-        self.pinned.retain(|_, left| {
-            *left = left.saturating_sub(1);
-            *left > 0
-        });
+        tick(&mut self.pinned);
+        tick(&mut self.closed);
         let loads: Vec<Option<Load>> = obs.iter().map(|o| o.as_ref().and_then(Load::of)).collect();
         // Every pair that pays now, best gain first.
         let mut pairs: Vec<(f64, usize, usize, usize)> = Vec::new();
@@ -200,7 +213,7 @@ impl Balancer {
             };
             for (b, lb) in loads.iter().enumerate() {
                 let Some(lb) = lb else { continue };
-                if b == a || self.cooling[b] > 0 {
+                if b == a || self.cooling[b] > 0 || self.closed.contains_key(&(a, b)) {
                     continue;
                 }
                 if let Some(g) = gain(la, bytes as f64 / secs, lb) {
@@ -221,6 +234,7 @@ impl Balancer {
             self.cooling[from] = COOL + 1;
             self.cooling[to] = COOL + 1;
             self.pinned.insert(stream, PIN + 1);
+            self.closed.insert((to, from), NO_RETURN + 1);
             moves.push(Move { stream, from, to });
         }
         // A pair that was carried out must be wanted anew after the cool-down.
@@ -537,5 +551,33 @@ mod tests {
         assert_eq!(a.waited, Duration::from_millis(30));
         assert_eq!(a.cpu, Duration::from_millis(150));
         assert_eq!(a.streams, [(1, 110), (7, 5)]);
+    }
+
+    #[test]
+    fn a_flickering_cpu_share_does_not_swap_streams_to_and_fro() {
+        // Something else takes half of worker 0's CPU, then of worker 1's, every 8 decisions.
+        let mut m = Model::new(
+            &[0.5, 1.0],
+            &[&[(0, CPU), (2, CPU), (4, CPU), (6, CPU)], &[(1, CPU), (3, CPU), (5, CPU), (7, CPU)]],
+        );
+        let mut b = Balancer::new(2);
+        let mut history: Vec<(usize, Move)> = Vec::new();
+        for period in 0..200 {
+            if period % 8 == 0 {
+                m.available = if (period / 8) % 2 == 0 { vec![0.5, 1.0] } else { vec![1.0, 0.5] };
+            }
+            let moves = b.decide(&m.observe());
+            m.apply(&moves);
+            history.extend(moves.into_iter().map(|mv| (period, mv)));
+        }
+        for pair in history.windows(2) {
+            let ((t1, a), (t2, b)) = (pair[0], pair[1]);
+            if (a.from, a.to) == (b.to, b.from) {
+                assert!(t2 - t1 > NO_RETURN as usize, "back within {} decisions: {history:?}", t2 - t1);
+            }
+        }
+        // Each way between the two, at most two moves (a cool-down apart) per closed spell.
+        assert!(history.len() <= 2 * (200 / NO_RETURN as usize + 1), "{history:?}");
+        assert!(!history.is_empty(), "starvation that lasts 8 decisions is answered");
     }
 }
