@@ -25,7 +25,8 @@ fn cpu_of(s: &Stream) -> Option<StreamCpu> {
         0 => None,
         n => Some(u32::try_from(n).unwrap_or(u32::MAX)),
     };
-    Some(StreamCpu { user_seconds: user, system_seconds: system, bytes_per_cpu_second, shared_by })
+    let worker_moves = shared_by.map(|_| c.worker_moves.load(Ordering::Relaxed));
+    Some(StreamCpu { user_seconds: user, system_seconds: system, bytes_per_cpu_second, shared_by, worker_moves })
 }
 
 /// Adds the extras to `end.streams`, which lists the local streams in creation order.

@@ -24,8 +24,11 @@
 //!   `buffer`, `low_water`, `tcp`, `zerocopy` (the TCP send path: `write`, `sendfile` from a
 //!   memfd for `-Z`, `MSG_ZEROCOPY`, `MSG_TRUNC` receive), `file` (`-F`), `udp` (handshake,
 //!   paced sender, counting receiver), `udp_stats` (exact loss, order, duplicates), `schedule`
-//!   (which streams get a thread of their own and which share a worker), `worker` (a shared
-//!   worker's epoll loop over nonblocking TCP streams) and `tx_path` (its write/sendfile path).
+//!   (which streams get a thread of their own and which share a worker), `balance` (sans-I/O:
+//!   when a stream should move to another worker of its direction), `crew` (a direction's
+//!   workers: their reports, the balancer's orders, the inboxes streams are handed through),
+//!   `worker` (a shared worker's epoll loop over nonblocking TCP streams) and `tx_path` (its
+//!   write/sendfile path).
 //! - `sampler`: interval sampling (bytes, TCP_INFO) and per-stream totals (`LocalStream`).
 //! - `summary_udp`: the UDP part of `end` (mixed `udp`/`sum` objects, exact loss, loss split).
 //! - `summary`: the `end` object from local totals and the peer's results.

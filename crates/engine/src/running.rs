@@ -99,13 +99,23 @@ impl TestRun {
             Some(cap) => schedule::place(&candidates, cap),
             None => schedule::place(&[], 1),
         };
-        for (n, w) in plan.workers.iter().enumerate() {
-            let budget = if w.sender { &self.send_budget } else { &self.recv_budget };
-            let members = w.streams.iter().filter_map(|&i| self.streams.get(i)).map(|s| s.member(budget.clone()));
-            let name = format!("wireperf-{}-w{n}", if w.sender { "tx" } else { "rx" });
-            let (handle, link) = crate::stream::spawn_worker(name, w.sender, members.collect(), spec, notify.clone())?;
-            self.workers.0.push(handle);
-            for &i in &w.streams {
+        // The workers of a direction start together: their streams may move between them.
+        for sender in [true, false] {
+            let crew: Vec<_> = plan.workers.iter().filter(|w| w.sender == sender).collect();
+            if crew.is_empty() {
+                continue;
+            }
+            let budget = if sender { &self.send_budget } else { &self.recv_budget };
+            let members = crew
+                .iter()
+                .map(|w| {
+                    w.streams.iter().filter_map(|&i| self.streams.get(i)).map(|s| s.member(budget.clone())).collect()
+                })
+                .collect();
+            let name = format!("wireperf-{}-w", if sender { "tx" } else { "rx" });
+            let (handles, link) = crate::stream::spawn_workers(&name, sender, members, spec, notify.clone())?;
+            self.workers.0.extend(handles);
+            for &i in crew.iter().flat_map(|w| &w.streams) {
                 if let Some(s) = self.streams.get_mut(i) {
                     s.attach_worker(link.clone());
                 }

@@ -11,6 +11,7 @@ mod abuse;
 mod affinity;
 mod architecture;
 mod auth;
+mod balance_lab;
 mod concurrency;
 mod doctor_live;
 #[cfg(feature = "exporter")]

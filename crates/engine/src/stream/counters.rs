@@ -1,6 +1,6 @@
 //! Per-stream counters shared between a stream's thread and the test thread.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 /// Written only by the stream's own thread; read by the sampler. Relaxed ordering is enough:
 /// every value is a monotonic total read on its own.
@@ -17,6 +17,9 @@ pub(crate) struct Counters {
     /// 0: the CPU figures are the stream's own thread's. Else the stream shared a worker with
     /// this many streams (itself included) and the figures are its share of the worker's.
     pub cpu_shared_by: AtomicU64,
+    /// Times a shared worker handed the stream to another (`stream::balance`), counted as it
+    /// happens.
+    pub worker_moves: AtomicU32,
     /// The receive loop may stop waiting for data (test over, draining).
     pub draining: AtomicBool,
     /// The thread has exited.
@@ -87,16 +90,14 @@ impl Counters {
         }
     }
 
-    /// Stores `share` (0..=1) of the calling worker thread's CPU time as this stream's, for a
-    /// stream that shared the worker with `streams` streams.
-    pub(crate) fn record_shared_cpu(&self, share: f64, streams: usize) {
-        if let Ok(t) = wireperf_sys::thread_cpu_times() {
-            let part = |d: std::time::Duration| (d.as_micros() as f64 * share.clamp(0.0, 1.0)).round() as u64;
-            self.cpu_user_us.store(part(t.user), Ordering::Relaxed);
-            self.cpu_system_us.store(part(t.system), Ordering::Relaxed);
-            self.cpu_shared_by.store(streams as u64, Ordering::Relaxed);
-            self.cpu_recorded.store(true, Ordering::Relaxed);
-        }
+    /// Stores the CPU time a shared worker gave this stream (µs, user and system: its share,
+    /// period by period, of the worker threads it ran on) and the streams on the worker it was
+    /// dealt to.
+    pub(crate) fn record_cpu_share(&self, (user_us, system_us): (f64, f64), dealt: usize) {
+        self.cpu_user_us.store(user_us.max(0.0).round() as u64, Ordering::Relaxed);
+        self.cpu_system_us.store(system_us.max(0.0).round() as u64, Ordering::Relaxed);
+        self.cpu_shared_by.store(dealt as u64, Ordering::Relaxed);
+        self.cpu_recorded.store(true, Ordering::Relaxed);
     }
 
     /// Current byte total.

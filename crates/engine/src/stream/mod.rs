@@ -1,15 +1,17 @@
 //! Data streams: an OS thread per stream moving bytes on a blocking socket (TCP or UDP), or,
 //! when a direction has more TCP streams than workers allowed (one per CPU, or
 //! `WIREPERF_STREAM_WORKERS`), shared workers moving them on nonblocking sockets (`worker`,
-//! placed by `schedule`).
+//! placed by `schedule`, moved between workers by `balance` through `crew`).
 //!
 //! The loop touches only its stream's counters (relaxed atomic stores, no locks, no
 //! allocation per write). The test thread reads those counters when it samples an interval,
 //! and stops the stream with a flag plus a socket shutdown.
 
+mod balance;
 mod budget;
 mod buffer;
 mod counters;
+mod crew;
 mod file;
 mod loop_end;
 mod low_water;
@@ -29,7 +31,7 @@ pub(crate) use spec::StreamSpec;
 pub(crate) use udp::{
     UdpOptions, apply_options as apply_udp_options, client_handshake, server_handshakes, server_listen,
 };
-pub(crate) use worker::{Member, WorkerLink, spawn as spawn_worker};
+pub(crate) use worker::{Member, WorkerLink, spawn as spawn_workers};
 
 use crate::ctrl::Wake;
 use crate::error::EngineError;

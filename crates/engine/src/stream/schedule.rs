@@ -7,8 +7,8 @@
 //! fastest on); past that, the streams of that direction share that many workers, dealt out in
 //! turn so no worker carries more than one stream more than another. A `-P 128` test then runs
 //! on one sender or receiver thread per core instead of 128 threads with a buffer each.
-//! Streams stay on the worker they were dealt to for the whole test: the streams of a test
-//! start and end together, so the counts stay even.
+//! This is only where streams start: while the test runs, `balance` moves streams between the
+//! workers of a direction when their load becomes uneven.
 
 /// What a stream needs from the thread that runs it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

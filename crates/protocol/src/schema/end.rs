@@ -175,11 +175,16 @@ pub struct StreamCpu {
     pub system_seconds: f64,
     /// Bytes this stream moved (whole run, omit included) per CPU second of its thread.
     pub bytes_per_cpu_second: f64,
-    /// The stream ran on a shared worker with this many streams (itself included): the times
-    /// above are its share of the worker's, in proportion to the bytes each stream had moved
-    /// when it ended, so its bytes per CPU second is the worker's. Absent for a thread of its own.
+    /// The stream ran on a shared worker, dealt to one with this many streams (itself
+    /// included): the times above are its share of the time of the worker threads it ran on,
+    /// period by period in proportion to the bytes each stream moved. Absent for a thread of
+    /// its own.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shared_by: Option<u32>,
+    /// On a shared worker: how often the stream was handed to another worker of its direction
+    /// to even out their load (0: it stayed where it was dealt). Absent for a thread of its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub worker_moves: Option<u32>,
 }
 
 /// wireperf's per-stream I/O path.
