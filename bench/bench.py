@@ -15,8 +15,11 @@ Method (see docs/performance.md and BENCHMARKS.md):
 - Throughput is the receiver's `end.sum_received.bits_per_second` (TCP).
 - Bytes per CPU-second = bytes received / (client CPU-s + server CPU-s).
 - UDP: the highest `-b` with < 0.1 % loss, 1448-byte datagrams, found with the same search for
-  both tools: one `-b 0` probe gives the ceiling, then a bisection in log space between
-  100 Mbit/s and it (5 steps: about 1.1x precision for a 30x range).
+  every tool: one `-b 0` probe gives the ceiling, then a bisection in log space between
+  10 Mbit/s and it, whose first point is the rate the receiver took during the probe; at least
+  --udp-steps steps, then more until the bracket (lowest rate that lost / highest that did not)
+  is within --udp-precision (1.1x), at most 8 more. The bracket of each search is printed, so a
+  ratio's spread can be told from the search's grid.
 - Ratios are wireperf / peer per round; the tables give their median and [min-max].
 - Memory: peak RSS (VmHWM, read every 20 ms while the process runs) of the client and of the
   server, loopback, -t 2, -P 8 and -P 128, each tool.
@@ -49,7 +52,11 @@ VETH_S, VETH_R = NS_TAG + "a", NS_TAG + "b"
 ADDR_S, ADDR_R = "10.204.0.1", "10.204.0.2"
 LOSS_LIMIT = 0.1  # percent
 UDP_LEN = 1448
-UDP_FLOOR = 100e6  # bit/s: the search's lower end
+# bit/s: the search's lower end. 100 Mbit/s left a stock iperf3 "no result" on a busy machine
+# (its 208 KiB receive buffer lost > 0.1 % even there), which the tables then left out.
+UDP_FLOOR = 10e6
+UDP_PRECISION = 1.1  # the search's final bracket, hi/lo, unless --udp-precision
+UDP_MAX_EXTRA_STEPS = 8  # steps past --udp-steps to reach the precision
 
 CASES = {
     "tcp1": ("TCP 1 stream", []),
@@ -240,25 +247,36 @@ def one_run(tool, env, secs, extra, db):
             "crss": crss, "srss": srss, "watch_cost": (doc.get("wireperf") or {}).get("watch_cost")}
 
 
-def udp_search(tool, env, secs, db, steps):
-    """Highest -b with loss < LOSS_LIMIT: a -b 0 probe, then bisection in [0, ceiling]."""
+def udp_search(tool, env, secs, db, steps, precision):
+    """Highest -b with loss < LOSS_LIMIT: a -b 0 probe, then bisection in [UDP_FLOOR, ceiling]
+    whose first point is the rate the receiver took during the probe. At least `steps` steps,
+    then more (up to UDP_MAX_EXTRA_STEPS) until the bracket is within `precision` (hi/lo), so
+    the result's grid is finer than the differences it is read for. The result carries the
+    final bracket as "bracket" (hi/lo)."""
     base = ["-u", "-l", str(UDP_LEN)]
     probe = one_run(tool, env, secs, base + ["-b", "0"], db)
     if probe is None:
         return None
     sent_bps = probe["bps"] / max(1e-9, 1 - probe["loss"] / 100.0)
     if probe["loss"] < LOSS_LIMIT:
-        return dict(probe, rate=sent_bps)
+        return dict(probe, rate=sent_bps, bracket=1.0)
     # Bisection in log space between UDP_FLOOR and the ceiling: the same relative precision
-    # for a 3 Gbit/s and a 30 Gbit/s tool.
+    # for a 3 Gbit/s and a 30 Gbit/s tool. The first point is what the receiver took while
+    # flooded: where a receiver-bound tool's answer usually is, so one step either brackets
+    # the answer tightly from below or cuts the range at once.
     lo, hi, best = UDP_FLOOR, sent_bps, None
-    for _ in range(steps):
-        mid = (lo * hi) ** 0.5
+    first = min(max(probe["bps"], lo * 1.01), hi / 1.01)
+    for step in range(steps + UDP_MAX_EXTRA_STEPS):
+        if step >= steps and hi / lo <= precision:
+            break
+        mid = first if step == 0 else (lo * hi) ** 0.5
         r = one_run(tool, env, secs, base + ["-b", str(int(mid))], db)
         if r is not None and r["loss"] < LOSS_LIMIT:
             lo, best = mid, dict(r, rate=mid)
         else:
             hi = mid
+    if best is not None:
+        best["bracket"] = hi / lo
     return best
 
 
@@ -322,7 +340,7 @@ def supports(tool, extra):
 
 def run_case(tool, env, a, extra, db):
     if extra is None:
-        return udp_search(tool, env, a.udp_secs, db, a.udp_steps)
+        return udp_search(tool, env, a.udp_secs, db, a.udp_steps, a.udp_precision)
     return one_run(tool, env, a.secs, extra, db)
 
 
@@ -370,7 +388,10 @@ def main():
     ap.add_argument("--pairs", type=int, default=5, help="rounds per case (each tool once per round)")
     ap.add_argument("--secs", type=int, default=3, help="seconds per TCP run")
     ap.add_argument("--udp-secs", type=int, default=2, help="seconds per UDP run")
-    ap.add_argument("--udp-steps", type=int, default=5, help="bisection steps of the UDP search")
+    ap.add_argument("--udp-steps", type=int, default=5, help="fewest bisection steps of the UDP search")
+    ap.add_argument("--udp-precision", type=float, default=UDP_PRECISION,
+                    help="the UDP search goes on past --udp-steps (up to 8 more) until its bracket "
+                         "(lowest rate that lost / highest that did not) is within this ratio")
     ap.add_argument("--envs", default="loopback,veth")
     ap.add_argument("--cases", default="tcp1,tcp1l1m,tcp4,tcp8,tcpR,tcpZ,udp", help=", ".join(CASES))
     ap.add_argument("--extras", default=",".join(EXTRAS),
@@ -469,6 +490,11 @@ def report(a, tools, peers, extras, results, limits, memory, why, load_start, lo
         print(f"- {t['name']}: `{t['version']}`" + (f", client flags {flags}" if flags else ""))
     print(f"- rounds per case: {a.pairs}, TCP runs {a.secs} s, UDP runs {a.udp_secs} s; "
           f"load average at start {load_start:.2f}, max during run {load_max:.2f}")
+    brackets = {t["name"]: [r["bracket"] for (_, case), res in results.items() if case == "udp"
+                            for r in res.get(t["name"], []) if r and r.get("bracket")] for t in tools}
+    if any(brackets.values()):
+        print("- UDP search's final bracket (lowest rate that lost / highest that did not), med [min–max]: "
+              + ", ".join(f"{n} {ratio_stats(b, '.3f')}" for n, b in brackets.items() if b))
     wp = tools[0]["name"]
     for p in peers:
         print()

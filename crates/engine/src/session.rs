@@ -131,6 +131,7 @@ pub(crate) fn udp_options(p: &TestParams, bind_dev: Option<&str>) -> UdpOptions 
         fqrate: p.fqrate,
         dont_fragment: p.dont_fragment,
         bind_dev: bind_dev.map(str::to_string),
+        default_rcvbuf: crate::stream::default_udp_recv_buffer(p.parallel),
     }
 }
 

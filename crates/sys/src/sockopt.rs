@@ -5,6 +5,7 @@
 //! | `-C algo` | [`set_congestion`] / [`congestion`] (`TCP_CONGESTION`) |
 //! | `-M mss` | [`set_mss`] / [`mss`] (`TCP_MAXSEG`) |
 //! | `-w n` | [`set_send_buffer`], [`set_recv_buffer`] and getters (`SO_SNDBUF`/`SO_RCVBUF`) |
+//! | UDP receive buffer without `-w` | [`raise_recv_buffer`] (`SO_RCVBUF`, past `rmem_max` with `SO_RCVBUFFORCE` when privileged) |
 //! | `-S tos` | [`set_tos`] / [`tos`] (`IP_TOS` or `IPV6_TCLASS` by family) |
 //! | `--bind-dev` (`%dev` in `-B`) | [`bind_to_device`] / [`bound_device`] (`SO_BINDTODEVICE`) |
 //! | `--snd-timeout ms` | [`set_user_timeout`] / [`user_timeout`] (`TCP_USER_TIMEOUT`) |
@@ -84,6 +85,26 @@ pub fn send_buffer(fd: impl AsFd) -> io::Result<usize> {
 /// Requests a receive buffer of `bytes` (`-w`); doubled and capped at `net.core.rmem_max`.
 pub fn set_recv_buffer(fd: impl AsFd, bytes: usize) -> io::Result<()> {
     SockRef::from(&fd).set_recv_buffer_size(bytes)
+}
+
+/// Asks for a receive buffer of `bytes` where no `-w` was given: `SO_RCVBUF`, which the kernel
+/// caps at `net.core.rmem_max`; when that left the buffer below the request (doubled: the
+/// kernel doubles every request for its bookkeeping) and the process is
+/// privileged (`CAP_NET_ADMIN`), `SO_RCVBUFFORCE`, which is not capped (as WireGuard and
+/// QUIC stacks do for their UDP sockets). Returns the buffer the kernel reports (doubled, as
+/// always on Linux); an unprivileged process keeps the capped one without an error.
+pub fn raise_recv_buffer(fd: impl AsFd, bytes: usize) -> io::Result<usize> {
+    set_recv_buffer(&fd, bytes)?;
+    let got = recv_buffer(&fd)?;
+    if got >= bytes.saturating_mul(2) {
+        return Ok(got);
+    }
+    let v = libc::c_int::try_from(bytes).unwrap_or(libc::c_int::MAX);
+    match raw::setsockopt(fd.as_fd(), libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, &v) {
+        Ok(()) => recv_buffer(&fd),
+        Err(e) if e.raw_os_error() == Some(libc::EPERM) => Ok(got),
+        Err(e) => Err(e),
+    }
 }
 
 /// Receive buffer size as the kernel reports it (`rcvbuf_actual` in iperf3's output).

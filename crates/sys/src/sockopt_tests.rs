@@ -62,6 +62,27 @@ fn buffers_report_the_doubled_kernel_value() {
     assert_eq!(recv_buffer(&u).unwrap(), 32 * 1024);
 }
 
+/// A UDP receiver's default buffer goes past `net.core.rmem_max` when the process may
+/// (`SO_RCVBUFFORCE`, root here), and is capped quietly when it may not.
+#[test]
+fn a_raised_receive_buffer_passes_rmem_max_when_privileged() {
+    let max: usize = std::fs::read_to_string("/proc/sys/net/core/rmem_max").unwrap().trim().parse().unwrap();
+    let want = 2 * max + 4096;
+    let (u, _) = udp_pair_v4();
+    set_recv_buffer(&u, want).unwrap();
+    assert_eq!(recv_buffer(&u).unwrap(), 2 * max, "SO_RCVBUF is capped at rmem_max");
+    let got = raise_recv_buffer(&u, want).unwrap();
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        assert_eq!(got, 2 * want, "root: SO_RCVBUFFORCE passes the cap (the kernel doubles it)");
+    } else {
+        assert_eq!(got, 2 * max, "unprivileged: the capped buffer, no error");
+    }
+    assert_eq!(recv_buffer(&u).unwrap(), got);
+    // A request the cap already allows takes one SO_RCVBUF.
+    assert_eq!(raise_recv_buffer(&u, 16 * 1024).unwrap(), 32 * 1024);
+}
+
 #[test]
 fn tos_by_family() {
     let (c, _s) = tcp_pair_v4();

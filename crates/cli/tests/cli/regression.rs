@@ -67,6 +67,61 @@ fn lab_udp_loss_counts_datagrams_of_gso_packets_that_cross_a_veth_whole() {
     assert!(merged > 0, "no dropped nft packet carried more than one datagram: GSO packets did not cross whole");
 }
 
+/// Issue 17: a paced UDP sender sent whatever one wake-up found due, so the faster it woke the
+/// smaller its GSO sends: at 6 Gbit/s (a datagram due every 1.9 µs) about 6 datagrams per
+/// packet on loopback instead of 45, and both ends paid per-packet work (a send, a queue entry
+/// and a receive wake-up) for every 6 datagrams; the receiver fell behind and lost datagrams
+/// at rates its CPU could carry. It now lets 100 µs of slots come due before a send. At
+/// 3 Gbit/s (1400-byte datagrams, one due every 3.7 µs) that is 26 per send; the sender's nft
+/// output counter sees each GSO send as one packet (the hook comes before the stack cuts it
+/// up). A sender that falls behind (a loaded machine) sends more per packet, never fewer, so
+/// the bound holds however slow the machine; only the last send of a run may be smaller.
+#[test]
+fn lab_paced_gso_sends_carry_100_microseconds_of_datagrams() {
+    use crate::udp_exact::{Case, Runs, lab_for};
+    let case = Case {
+        name: "paced GSO batches",
+        sender: wireperf(),
+        args: &["-b", "3G"],
+        no_offload: false,
+        whole_gso: false,
+        phantom_per_stream: 0,
+        timed: 0,
+    };
+    let lab = lab_for(std::slice::from_ref(&case));
+    let mut runs = Runs::start(&lab, &case);
+    for run in 1..=3 {
+        let (_, f) = runs.run(run).remove(0);
+        let per_packet = f.out as f64 / f.out_packets.max(1) as f64;
+        eprintln!("run {run}: {} datagrams in {} packets: {per_packet:.1} per send", f.out, f.out_packets);
+        assert_eq!(f.difference(), 0, "run {run}: loss must stay exact: {f:?}");
+        // 26 per send but the last: 20 leaves room for a short last send in every 4th.
+        assert!(per_packet >= 20.0, "run {run}: {per_packet:.1} datagrams per GSO send at 3 Gbit/s: {f:?}");
+    }
+}
+
+/// Issue 17: a UDP receiver without `-w` asked for 4 MiB, which `net.core.rmem_max` capped
+/// (4 MiB on the test VM, 208 KiB on a stock Debian): on a busy 2-core machine a 10 Gbit/s
+/// loopback stream then lost 1.2–1.7 % at its socket while the receiver was descheduled. It now
+/// asks for 16 MiB shared by a direction's streams (at least 4 MiB each), past `rmem_max` when
+/// privileged (`SO_RCVBUFFORCE`; the tests run as root); `-w` still sets exactly what it says.
+/// The kernel reports every buffer doubled.
+#[test]
+fn udp_receive_buffers_pass_rmem_max_without_w() {
+    const MIB: u64 = 1 << 20;
+    let rmem_max: u64 = std::fs::read_to_string("/proc/sys/net/core/rmem_max").unwrap().trim().parse().unwrap();
+    for (args, want) in
+        [(&["-P", "1"][..], 32 * MIB), (&["-P", "4"][..], 8 * MIB), (&["-w", "1M"][..], 2 * MIB.min(rmem_max))]
+    {
+        let mut all = vec!["-u", "-R", "-b", "10M", "-k", "20"];
+        all.extend_from_slice(args);
+        let v = one_shot_json(&wireperf(), &wireperf(), &all);
+        let got = u(&v, "/start/rcvbuf_actual");
+        assert_eq!(got, want, "{args:?}: the receiving client's buffer (run as root?): {}", v["start"]);
+        assert_eq!(u(&v, "/end/sum/lost_packets"), 0, "{args:?}: {}", v["end"]["sum"]);
+    }
+}
+
 /// Issue 14 ("a datagram counts as sent only when the kernel took it"): a GSO send refused with
 /// `EAGAIN` (the socket's send buffer stayed full past the 50 ms send timeout) counted all its
 /// datagrams as sent, as if the stack had cut it up and sent some; but `EAGAIN` comes before any

@@ -108,6 +108,9 @@ pub struct Figures {
     pub claimed: u64,
     /// Data datagrams that left the sender's sockets (its nft output counter).
     pub out: u64,
+    /// The packets they left in: a GSO send is one packet at the output hook, which comes
+    /// before the stack cuts it into datagrams.
+    pub out_packets: u64,
     /// Packets the receiver's nft rule dropped, and the datagrams they held.
     pub nft_packets: u64,
     pub nft_datagrams: u64,
@@ -215,6 +218,7 @@ fn direction(delta: &[UdpCounters; 2], tx: Side, doc: &Value, sum: &str, stock_r
     Figures {
         claimed: u(doc, &format!("/end/{sum}/packets")),
         out: Lab::datagrams(t.output, LEN),
+        out_packets: t.output.0,
         nft_packets: r.dropped.0,
         nft_datagrams: Lab::datagrams(r.dropped, LEN),
         rcvbuf: r.rcvbuf,

@@ -29,7 +29,8 @@ pub(crate) use counters::Counters;
 pub(crate) use loop_end::{LoopEnd, after_read_error};
 pub(crate) use spec::StreamSpec;
 pub(crate) use udp::{
-    UdpOptions, apply_options as apply_udp_options, client_handshake, server_handshakes, server_listen,
+    UdpOptions, apply_options as apply_udp_options, client_handshake, default_recv_buffer as default_udp_recv_buffer,
+    server_handshakes, server_listen,
 };
 pub(crate) use worker::{Member, WorkerLink, spawn as spawn_workers};
 

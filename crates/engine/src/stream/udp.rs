@@ -4,9 +4,10 @@
 //! and starts with the sender's CLOCK_MONOTONIC time (seconds, microseconds) and a sequence
 //! number from 1 (32 or 64 bits), all big-endian. What wireperf does beyond iperf3:
 //! * **Pacing** by schedule: datagram slot `k` is due at `start + k·len·8/rate` (groups of
-//!   `burst` slots with `-b RATE/BURST`); the thread sleeps until the next slot with a 1 µs
-//!   timer slack, so datagrams leave evenly instead of in 100 ms bursts, and the average over a
-//!   test meets the target.
+//!   `burst` slots with `-b RATE/BURST`); the thread sleeps until the slots of one batch are due
+//!   (those of up to 100 µs, [`crate::timing::Pacing::batch`]: one datagram below about
+//!   120 Mbit/s, a whole GSO batch from about 5 Gbit/s) with a 1 µs timer slack, so datagrams
+//!   leave evenly instead of in 100 ms bursts, and the average over a test meets the target.
 //! * **Batching**: the due datagrams go out in one GSO `sendmsg` (or `sendmmsg` when the route
 //!   refuses GSO); the peer still sees ordinary `len`-byte datagrams.
 //! * **Honest sends**: `IP_RECVERR` makes a datagram the local queue drops fail with `ENOBUFS`;
@@ -25,7 +26,7 @@ use super::loop_end::LoopEnd;
 use super::udp_stats::UdpRecvStats;
 use super::{Budget, Counters, StreamSpec};
 use crate::error::EngineError;
-use crate::timing::Pacing;
+use crate::timing::{PaceStep, Pacing};
 use socket2::{Domain, Protocol as SockProto, SockAddr, Socket, Type};
 use std::io::{self, ErrorKind};
 use std::net::{IpAddr, SocketAddr, UdpSocket};
@@ -43,10 +44,25 @@ const POLL: Duration = Duration::from_millis(50);
 /// stretch the measured time.
 const PACE_SLEEP_MAX: Duration = Duration::from_millis(2);
 
-/// Receive buffer a UDP receiver asks for when `-w` is not given (capped by
-/// `net.core.rmem_max`): the kernel default (208 KiB) overflows within milliseconds at
-/// gigabit rates, which is the most common cause of "UDP loss that captures don't show".
-pub(crate) const DEFAULT_UDP_RCVBUF: usize = 4 * 1024 * 1024;
+/// Receive buffer the UDP streams of one direction ask for together when `-w` is not given,
+/// and the least each asks for ([`default_recv_buffer`]).
+///
+/// The kernel default (208 KiB) overflows within milliseconds at gigabit rates, which is the
+/// most common cause of "UDP loss that captures don't show". A receiver that is not running
+/// when datagrams arrive (descheduled on a busy host) loses what does not fit: measured on the
+/// 2-core VM at a load of 7, one 10 Gbit/s loopback stream lost 1.2–1.7 % into the old 4 MiB
+/// request (8 MiB as the kernel counts it) and nothing into 16 MiB (32 MiB), up to 14 Gbit/s.
+/// The memory is the kernel's and only taken while datagrams wait to be read.
+pub(crate) const UDP_RCVBUF_BUDGET: usize = 16 * 1024 * 1024;
+/// See [`UDP_RCVBUF_BUDGET`].
+pub(crate) const UDP_RCVBUF_MIN: usize = 4 * 1024 * 1024;
+
+/// The receive buffer one of `streams` UDP streams asks for without `-w`: an equal share of
+/// [`UDP_RCVBUF_BUDGET`], at least [`UDP_RCVBUF_MIN`]. Past `net.core.rmem_max` only when
+/// privileged ([`wireperf_sys::sockopt::raise_recv_buffer`]).
+pub(crate) fn default_recv_buffer(streams: u32) -> usize {
+    (UDP_RCVBUF_BUDGET / streams.max(1) as usize).max(UDP_RCVBUF_MIN)
+}
 
 /// Socket options of a UDP data socket (client and server).
 #[derive(Clone, Debug, Default)]
@@ -61,6 +77,8 @@ pub(crate) struct UdpOptions {
     pub dont_fragment: bool,
     /// `-B %dev`.
     pub bind_dev: Option<String>,
+    /// The receive buffer a receiving socket asks for without `-w` ([`default_recv_buffer`]).
+    pub default_rcvbuf: usize,
 }
 
 fn opt_err(what: &'static str) -> impl FnOnce(io::Error) -> EngineError {
@@ -76,7 +94,7 @@ pub(crate) fn apply_options(sock: &UdpSocket, o: &UdpOptions, sender: bool) -> R
             sockopt::set_recv_buffer(sock, w as usize).map_err(opt_err("unable to set socket window size"))?;
         }
         None if !sender => {
-            let _ = sockopt::set_recv_buffer(sock, DEFAULT_UDP_RCVBUF);
+            let _ = sockopt::raise_recv_buffer(sock, o.default_rcvbuf.max(UDP_RCVBUF_MIN));
         }
         None => {}
     }
@@ -235,6 +253,8 @@ pub(crate) fn send_loop(
         buf.extend_from_slice(&one);
     }
     let pacing = Pacing::new(len, spec.rate, spec.udp.burst);
+    // A paced sender lets a batch's worth of slots come due before it sends (see `Pacing::batch`).
+    let gather = pacing.map_or(1, |p| p.batch(batch as u64));
     let u = &counters.udp;
     let start = Instant::now();
     let (mut sent, mut slots, mut drops) = (0u64, 0u64, 0u64);
@@ -244,16 +264,17 @@ pub(crate) fn send_loop(
         }
         let mut k = batch as u64;
         if let Some(pace) = &pacing {
-            let due = pace.due(start.elapsed().as_secs_f64());
-            if due <= slots {
-                let next = start + Duration::from_secs_f64(pace.slot_time(slots));
-                let now = Instant::now();
-                if next > now {
-                    std::thread::sleep((next - now).min(PACE_SLEEP_MAX));
+            match pace.step(start.elapsed().as_secs_f64(), slots, gather) {
+                PaceStep::WaitUntil(at) => {
+                    let next = start + Duration::from_secs_f64(at);
+                    let now = Instant::now();
+                    if next > now {
+                        std::thread::sleep((next - now).min(PACE_SLEEP_MAX));
+                    }
+                    continue;
                 }
-                continue;
+                PaceStep::Send(due) => k = k.min(due),
             }
-            k = k.min(due - slots);
         }
         let mut k = k as usize;
         if let Some(b) = budget {
@@ -263,11 +284,13 @@ pub(crate) fn send_loop(
             }
             k = granted;
         }
-        // Every datagram carries its own send time (the clock read as its header is written,
-        // just before the batch goes to the kernel), as iperf3's one-per-call sender does.
+        // The datagrams of one call carry its send time: the clock read once, just before the
+        // batch goes to the kernel, which takes them all at that moment. (Read per datagram, as
+        // iperf3's senders do, the clock was 17 % of a 10 Gbit/s sender's CPU time, and the
+        // times of one batch differed by under a microsecond, the header's resolution.)
+        let now = wireperf_sys::clock::monotonic();
+        let (sec, usec) = (now.as_secs() as u32, now.subsec_micros());
         for (i, d) in buf.chunks_mut(len).take(k).enumerate() {
-            let now = wireperf_sys::clock::monotonic();
-            let (sec, usec) = (now.as_secs() as u32, now.subsec_micros());
             UdpHeader { sec, usec, seq: sent + 1 + i as u64 }.write(d, wide);
         }
         let gso_batch = k > 1 && sender.gso_enabled();
@@ -407,5 +430,20 @@ pub(crate) fn recv_loop(
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::default_recv_buffer;
+
+    #[test]
+    fn receive_buffers_share_16_mib_and_keep_4_each() {
+        const MIB: usize = 1 << 20;
+        assert_eq!(default_recv_buffer(1), 16 * MIB);
+        assert_eq!(default_recv_buffer(2), 8 * MIB);
+        assert_eq!(default_recv_buffer(4), 4 * MIB);
+        assert_eq!(default_recv_buffer(128), 4 * MIB, "never below the old 4 MiB");
+        assert_eq!(default_recv_buffer(0), 16 * MIB);
     }
 }
