@@ -400,15 +400,21 @@ impl<S> Worker<S> {
         }
         self.share_cpu();
         let cpu = (self.cpu_mark.0 + self.cpu_mark.1).saturating_sub(self.period_cpu.0 + self.period_cpu.1);
-        let streams =
-            self.slots.iter_mut().map(|s| (s.id, s.m.counters.bytes().saturating_sub(s.period_mark))).collect();
+        // Each stream's bytes this period, read once: the same reading starts the next period.
+        let streams = self
+            .slots
+            .iter_mut()
+            .map(|s| {
+                let bytes = s.m.counters.bytes();
+                let moved = bytes.saturating_sub(s.period_mark);
+                s.period_mark = bytes;
+                (s.id, moved)
+            })
+            .collect();
         let obs = Observation { period, waited: self.waited, cpu, streams };
         self.period_start = now;
         self.period_cpu = self.cpu_mark;
         self.waited = Duration::ZERO;
-        for s in &mut self.slots {
-            s.period_mark = s.m.counters.bytes();
-        }
         for (id, to) in self.group.crew.publish(self.index, obs) {
             self.give(id, to);
         }
