@@ -126,11 +126,13 @@ fn udp_receive_buffers_pass_rmem_max_without_w() {
 /// `EAGAIN` (the socket's send buffer stayed full past the 50 ms send timeout) counted all its
 /// datagrams as sent, as if the stack had cut it up and sent some; but `EAGAIN` comes before any
 /// datagram exists, so they never left and the receiver counted them lost. Forced here: a 4 KiB
-/// send buffer (`-w 4K`) behind a 150 kbit/s tbf with a one-packet burst, so datagrams wait in
-/// the qdisc holding the buffer (76 ms each) while the sender is paced faster: GSO sends and
-/// `sendmmsg` calls stop mid-batch at the full buffer, and the test's end stops a sender blocked
-/// in one. What the sender counts must be exactly what left its socket (nft output counter),
-/// what the qdisc passed on, and what arrived; some sends must have been refused.
+/// send buffer (`-w 4K`) behind a 40 kbit/s tbf with a one-packet burst, so datagrams wait in
+/// the qdisc holding the buffer (286 ms each, far past the 50 ms send timeout) while the sender
+/// is paced at 300 kbit/s: GSO sends and `sendmmsg` calls stop mid-batch at the full buffer, and
+/// the test's end stops a sender blocked in one. What the sender counts must be exactly what
+/// left its socket (nft output counter), what the qdisc passed on, and what arrived; some sends
+/// must have been refused. (At 150 kbit/s, 76 ms a packet, a `sendmmsg` blocked on a full
+/// buffer was often freed within the timeout, and CI's loaded run refused none.)
 #[test]
 fn lab_udp_sends_refused_by_a_full_send_buffer_are_not_counted_sent() {
     use crate::lab::{LAB_PORT, Lab, LabConfig, Side};
@@ -138,7 +140,7 @@ fn lab_udp_sends_refused_by_a_full_send_buffer_are_not_counted_sent() {
     let dev = lab.dev(Side::A).to_string();
     lab.exec(
         Side::A,
-        &["tc", "qdisc", "add", "dev", &dev, "root", "tbf", "rate", "150kbit", "burst", "1600", "limit", "1000000"],
+        &["tc", "qdisc", "add", "dev", &dev, "root", "tbf", "rate", "40kbit", "burst", "1600", "limit", "1000000"],
     );
     // The drop rules never fire at 0 %; the table is for its output counter.
     lab.count_and_drop_udp(Side::A, LAB_PORT, 0);
