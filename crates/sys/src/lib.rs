@@ -32,6 +32,8 @@
 //!   probe and [`udp_gso::UdpSender`], which falls back to `sendmmsg` when the route refuses GSO.
 //! - [`zerocopy`]: `sendfile` from a `memfd` block, `MSG_ZEROCOPY` with error-queue completion
 //!   reaping, and `recv(MSG_TRUNC)` (discard without copying): `-Z` and `--skip-rx-copy`.
+//! - [`netdev`]: the device that holds a local address and the kind of its root qdisc
+//!   (`getifaddrs`, one `RTM_GETQDISC` netlink dump): is a path host-local?
 //! - [`tty`]: wait for a key on the stdin terminal, and notice when it hung up.
 //! - [`malloc`]: the C allocator's arena limit (`M_ARENA_MAX`): fewer resident heap pages
 //!   with many threads.
@@ -55,6 +57,7 @@ pub mod daemon;
 pub mod drop_counter;
 pub mod flowlabel;
 pub mod malloc;
+pub mod netdev;
 mod raw;
 pub mod rusage;
 pub mod sockopt;

@@ -248,6 +248,13 @@ pub fn set_recv_lowat(fd: impl AsFd, bytes: usize) -> io::Result<()> {
     raw::setsockopt(fd.as_fd(), libc::SOL_SOCKET, libc::SO_RCVLOWAT, &v)
 }
 
+/// Sets `TCP_NOTSENT_LOWAT`: the socket is writable only while less than `bytes` of written
+/// data wait unsent.
+pub fn set_notsent_lowat(fd: impl AsFd, bytes: usize) -> io::Result<()> {
+    let v = libc::c_int::try_from(bytes).map_err(|_| invalid(format!("low-water mark {bytes} is too large")))?;
+    raw::setsockopt(fd.as_fd(), libc::IPPROTO_TCP, libc::TCP_NOTSENT_LOWAT, &v)
+}
+
 /// The receive low-water mark in bytes (1 unless set).
 pub fn recv_lowat(fd: impl AsFd) -> io::Result<usize> {
     let (v, _) = raw::getsockopt::<libc::c_int>(fd.as_fd(), libc::SOL_SOCKET, libc::SO_RCVLOWAT)?;

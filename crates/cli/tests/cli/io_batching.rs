@@ -54,3 +54,63 @@ fn many_blocks_per_call_are_counted_in_blocks_of_l() {
     assert_eq!(u(&doc, "/end/sum_sent/bytes"), 100 * 128 * 1024);
     assert_eq!(u(&doc, "/end/sum_received/bytes"), 100 * 128 * 1024, "{}", doc["end"]);
 }
+
+/// The `notsent_lowat_bytes` of every stream in a `-J` document (`None` where absent).
+fn notsent_marks(doc: &serde_json::Value) -> Vec<Option<u64>> {
+    let streams = doc.pointer("/end/streams").and_then(|s| s.as_array()).cloned().unwrap_or_default();
+    assert!(!streams.is_empty(), "no streams in {}", doc["end"]);
+    streams.iter().map(|s| s.pointer("/wireperf_io/notsent_lowat_bytes").and_then(|v| v.as_u64())).collect()
+}
+
+/// On loopback (no wire, `noqueue`) every unpaced sender holds its unsent queue to 32 KiB,
+/// on a thread of its own (`-P 1`) and on the shared workers (`-P 4` on this 2-core machine),
+/// and the counts stay exact; paced streams and `WIREPERF_NOTSENT_LOWAT=off` never set it.
+#[test]
+fn loopback_senders_hold_their_unsent_queue_short() {
+    for p in ["1", "4"] {
+        let doc = one_shot_json(&wireperf(), &wireperf(), &["-t", "1", "-P", p]);
+        assert_eq!(u(&doc, "/end/sum_received/bytes"), u(&doc, "/end/sum_sent/bytes"), "-P {p}: {}", doc["end"]);
+        assert!(notsent_marks(&doc).iter().all(|m| *m == Some(32 * 1024)), "-P {p}: {}", doc["end"]["streams"]);
+    }
+    let doc = one_shot_json(&wireperf(), &wireperf(), &["-t", "1", "-b", "200M"]);
+    assert!(notsent_marks(&doc).iter().all(Option::is_none), "paced: {}", doc["end"]["streams"]);
+    let srv = crate::harness::start_server(&wireperf(), &["-1"]);
+    let port = srv.port.to_string();
+    let out = crate::harness::run_client_env(
+        &wireperf(),
+        &["-c", "127.0.0.1", "-p", &port, "-t", "1", "-J"],
+        &[("WIREPERF_NOTSENT_LOWAT", "off")],
+    );
+    let doc = crate::harness::json_of(&out);
+    assert!(notsent_marks(&doc).iter().all(Option::is_none), "turned off: {}", doc["end"]["streams"]);
+}
+
+/// Across an unshaped veth pair the path is host-local too; with a tbf on the sender's device
+/// (a queue of its own, as a NIC has) the unsent data is what keeps the link busy, and the
+/// sender must leave the queue as the kernel sizes it.
+#[test]
+fn lab_a_veth_sender_holds_its_unsent_queue_short_unless_its_device_is_shaped() {
+    use crate::lab::{LAB_PORT, Lab, LabConfig, Side};
+    let lab = Lab::new(LabConfig::default());
+    let port = LAB_PORT.to_string();
+    let run = |lab: &Lab| {
+        let server = lab.spawn_server(Side::B, lab.command(Side::B, &wireperf(), &["-s", "-p", &port, "-1"]));
+        let out = lab.run_command(lab.command(
+            Side::A,
+            &wireperf(),
+            &["-c", lab.addr(Side::B), "-p", &port, "-t", "1", "-J"],
+        ));
+        let _ = server.finish(std::time::Duration::from_secs(15));
+        crate::harness::json_of(&out)
+    };
+    let doc = run(&lab);
+    assert_eq!(notsent_marks(&doc), [Some(32 * 1024)], "unshaped veth: {}", doc["end"]["streams"]);
+    let dev = lab.dev(Side::A).to_string();
+    lab.exec(
+        Side::A,
+        &["tc", "qdisc", "add", "dev", &dev, "root", "tbf", "rate", "1gbit", "burst", "128k", "limit", "1m"],
+    );
+    let doc = run(&lab);
+    assert_eq!(notsent_marks(&doc), [None], "tbf on the sender's device: {}", doc["end"]["streams"]);
+    assert!(u(&doc, "/end/sum_received/bytes") > 0, "{}", doc["end"]);
+}

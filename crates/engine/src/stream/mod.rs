@@ -15,6 +15,7 @@ mod crew;
 mod file;
 mod loop_end;
 mod low_water;
+mod notsent;
 pub(crate) mod schedule;
 mod spec;
 mod tcp;

@@ -37,13 +37,14 @@ pub(crate) fn send_loop(
     sock.set_write_timeout(Some(POLL)).map_err(|err| EngineError::Stream { op: "write to", err })?;
     let mut tx = BlockSender::new(sock, spec, &counters.io)
         .map_err(|err| EngineError::Stream { op: "allocate a buffer for", err })?;
-    let res = send_blocks(&mut tx, spec, counters, stop, budget);
+    let res = send_blocks(&mut tx, sock, spec, counters, stop, budget);
     tx.finish();
     res
 }
 
 fn send_blocks(
     tx: &mut BlockSender<'_>,
+    sock: &TcpStream,
     spec: &StreamSpec,
     counters: &Counters,
     stop: &AtomicBool,
@@ -52,6 +53,7 @@ fn send_blocks(
     let (block, per_call) = (tx.block_len(), tx.blocks_per_call());
     let start = Instant::now();
     let mut total = 0u64;
+    let mut notsent = super::notsent::NotsentGate::new(spec.rate > 0, start);
     loop {
         if stop.load(Ordering::Relaxed) {
             return Ok(LoopEnd::Stopped);
@@ -87,6 +89,7 @@ fn send_blocks(
                     off += n;
                     total += n as u64;
                     counters.bytes.store(total, Ordering::Relaxed);
+                    notsent.poll(sock, &counters.io);
                     // On a slow path a many-block call takes a while: when the test ends,
                     // finish only the block in progress, as a one-block call would.
                     if off < end && stop.load(Ordering::Relaxed) {

@@ -481,7 +481,7 @@ impl Runs for Worker<TxState> {
             Err(err) => (Err(err), TxPath::new(&[], crate::config::SendMode::Write)),
         };
         for (id, m) in members {
-            let st = TxState::new(&m, &mut tx, start);
+            let st = TxState::new(&m, &mut tx, start, spec.rate > 0);
             self.slots.push(Self::slot(id, m, st, dealt));
         }
         let buf = match buf {
@@ -587,11 +587,14 @@ pub(super) struct TxState {
     start: Instant,
     /// This stream's own path choice (a refused sendfile falls back for this stream only).
     pub(super) path: super::tx_path::Chosen,
+    /// Its look at whether the path is host-local (`notsent`).
+    notsent: super::notsent::NotsentGate,
 }
 
 impl TxState {
-    fn new(m: &Member, tx: &mut TxPath, start: Instant) -> Self {
-        TxState { total: 0, off: 0, end: 0, start, path: tx.start(&m.counters.io) }
+    fn new(m: &Member, tx: &mut TxPath, start: Instant, paced: bool) -> Self {
+        let notsent = super::notsent::NotsentGate::new(paced, start);
+        TxState { total: 0, off: 0, end: 0, start, path: tx.start(&m.counters.io), notsent }
     }
 
     /// One turn, following `tcp::send_blocks` call for call.
@@ -654,6 +657,7 @@ impl TxState {
                 self.off += n;
                 self.total += n as u64;
                 m.counters.bytes.store(self.total, Ordering::Relaxed);
+                self.notsent.poll(sock, &m.counters.io);
                 Step::Moved
             }
             Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {

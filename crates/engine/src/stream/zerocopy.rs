@@ -45,6 +45,8 @@ pub(crate) struct IoReport {
     zc_copied: AtomicU64,
     /// Receive side: the highest `SO_RCVLOWAT` the loop set (0 = never).
     low_water: AtomicU64,
+    /// Send side: the `TCP_NOTSENT_LOWAT` set on a host-local path (0 = never; `notsent`).
+    notsent_lowat: AtomicU64,
 }
 
 impl IoReport {
@@ -67,6 +69,16 @@ impl IoReport {
     /// Records a receive low-water mark the kernel accepted.
     pub(crate) fn note_low_water(&self, bytes: usize) {
         self.low_water.fetch_max(bytes as u64, Ordering::Relaxed);
+    }
+
+    /// Records the unsent-queue mark a host-local sender set (`notsent`).
+    pub(crate) fn note_notsent_lowat(&self, bytes: usize) {
+        self.notsent_lowat.store(bytes as u64, Ordering::Relaxed);
+    }
+
+    /// The unsent-queue mark the sender set, if it set one.
+    pub(crate) fn notsent_lowat(&self) -> Option<u64> {
+        Some(self.notsent_lowat.load(Ordering::Relaxed)).filter(|&b| b > 0)
     }
 
     /// The JSON extras, once the stream ran (None before).
@@ -95,6 +107,7 @@ impl IoReport {
             zerocopy_completed: zc.then(|| self.zc_completed.load(Ordering::Relaxed)),
             zerocopy_copied: zc.then(|| self.zc_copied.load(Ordering::Relaxed)),
             low_water_bytes: None,
+            notsent_lowat_bytes: self.notsent_lowat(),
         })
     }
 }

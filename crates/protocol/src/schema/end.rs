@@ -210,6 +210,10 @@ pub struct StreamIo {
     /// stream never was), so a reader can tell whole-block wake-ups were used.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub low_water_bytes: Option<u64>,
+    /// Send side: the `TCP_NOTSENT_LOWAT` the sender set because the path is host-local
+    /// (loopback or an unshaped veth; absent otherwise): its unsent queue was held that short.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notsent_lowat_bytes: Option<u64>,
 }
 
 /// CPU use of both hosts over the test, percent.
