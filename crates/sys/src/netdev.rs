@@ -3,8 +3,9 @@
 //! The engine asks this once per TCP sender to tell a host-local path (loopback, or a veth pair
 //! between namespaces: no wire, nothing but the host's CPUs between the two sockets) from one
 //! that ends in a device with a queue of its own (a NIC, or a shaped virtual device). Both
-//! answers come straight from the kernel: `getifaddrs(3)` for the address, and one
-//! `RTM_GETQDISC` dump over a `NETLINK_ROUTE` socket for the qdisc (no `tc` process).
+//! answers come straight from the kernel, each from one dump over a `NETLINK_ROUTE` socket
+//! (`RTM_GETADDR`, `RTM_GETQDISC`; no `tc` process). Not `getifaddrs(3)`: it dumps every link
+//! as well, and its code in libc was 70 KB more of a `-P 8` client's resident memory.
 
 use std::ffi::CStr;
 use std::io;
@@ -20,55 +21,49 @@ const TCA_KIND: u16 = 1;
 /// The longest a netlink reply may take before the question counts as unanswered.
 const REPLY_TIMEOUT: Duration = Duration::from_millis(500);
 
+/// `IFA_ADDRESS` and `IFA_LOCAL`: an interface address's attributes (on point-to-point
+/// links the local address is `IFA_LOCAL`, else both are the same).
+const IFA_ADDRESS: u16 = 1;
+const IFA_LOCAL: u16 = 2;
+
+/// `struct ifaddrmsg` of `<linux/if_addr.h>`.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct IfAddrMsg {
+    family: u8,
+    prefixlen: u8,
+    flags: u8,
+    scope: u8,
+    index: u32,
+}
+
 /// The index of the device that holds `addr` in this network namespace, if any does.
 /// An IPv4-mapped IPv6 address (a dual-stack socket's view of an IPv4 peer) is looked up as
 /// the IPv4 address it carries.
 pub fn device_of_address(addr: IpAddr) -> io::Result<Option<u32>> {
-    let addr = match addr {
-        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4),
-        v4 => v4,
+    let (family, want) = match addr {
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => (libc::AF_INET, v4.octets().to_vec()),
+            None => (libc::AF_INET6, v6.octets().to_vec()),
+        },
+        IpAddr::V4(v4) => (libc::AF_INET, v4.octets().to_vec()),
     };
-    let mut head: *mut libc::ifaddrs = std::ptr::null_mut();
-    // SAFETY: `head` is a valid out-pointer; on success the list is freed below.
-    if unsafe { libc::getifaddrs(&mut head) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
+    let req = IfAddrMsg { family: family as u8, ..Default::default() };
     let mut found = None;
-    let mut cur = head;
-    while !cur.is_null() {
-        // SAFETY: `cur` is a node of the list getifaddrs returned, not yet freed.
-        let ifa = unsafe { &*cur };
-        cur = ifa.ifa_next;
-        if ifa.ifa_addr.is_null() || ifa.ifa_name.is_null() {
-            continue;
+    dump(libc::RTM_GETADDR, &req, |ty, msg| {
+        if found.is_none() && ty == libc::RTM_NEWADDR {
+            found = address_match(msg, &want);
         }
-        // SAFETY: `ifa_addr` points to a sockaddr whose family says which struct it is.
-        let family = i32::from(unsafe { (*ifa.ifa_addr).sa_family });
-        let here = match family {
-            libc::AF_INET => {
-                // SAFETY: an AF_INET address is a sockaddr_in.
-                let sin = unsafe { &*ifa.ifa_addr.cast::<libc::sockaddr_in>() };
-                IpAddr::from(u32::from_be(sin.sin_addr.s_addr).to_be_bytes())
-            }
-            libc::AF_INET6 => {
-                // SAFETY: an AF_INET6 address is a sockaddr_in6.
-                let sin6 = unsafe { &*ifa.ifa_addr.cast::<libc::sockaddr_in6>() };
-                IpAddr::from(sin6.sin6_addr.s6_addr)
-            }
-            _ => continue,
-        };
-        if here == addr {
-            // SAFETY: `ifa_name` is a NUL-terminated string owned by the list.
-            let index = unsafe { libc::if_nametoindex(ifa.ifa_name) };
-            if index != 0 {
-                found = Some(index);
-                break;
-            }
-        }
-    }
-    // SAFETY: `head` came from getifaddrs and is freed once; no reference into it survives.
-    unsafe { libc::freeifaddrs(head) };
+    })?;
     Ok(found)
+}
+
+/// The device index of one `RTM_NEWADDR` message if it carries `want`.
+fn address_match(msg: &[u8], want: &[u8]) -> Option<u32> {
+    let index = u32_at(msg, 4)?;
+    let mut hit = false;
+    attributes(msg, size_of::<IfAddrMsg>(), |ty, value| hit |= matches!(ty, IFA_ADDRESS | IFA_LOCAL) && value == want);
+    hit.then_some(index)
 }
 
 /// `struct tcmsg` of `<linux/rtnetlink.h>` (the libc crate does not define it).
@@ -84,17 +79,53 @@ struct TcMsg {
     info: u32,
 }
 
-/// A `RTM_GETQDISC` dump request.
-#[repr(C)]
-struct Request {
-    header: libc::nlmsghdr,
-    tc: TcMsg,
-}
-
 /// The kind of the root qdisc of device `ifindex` (`"noqueue"` for loopback and an unshaped
 /// veth, `"mq"`/`"fq_codel"`/`"pfifo_fast"` for a NIC, `"tbf"`/`"htb"`/… when shaped), or
 /// `None` when the kernel lists none for it.
 pub fn root_qdisc_kind(ifindex: u32) -> io::Result<Option<String>> {
+    let req = TcMsg { family: libc::AF_UNSPEC as u8, ..Default::default() };
+    let mut kind = None;
+    dump(libc::RTM_GETQDISC, &req, |ty, msg| {
+        if ty == libc::RTM_NEWQDISC
+            && let Some(k) = root_qdisc_of(msg, ifindex)
+        {
+            kind = Some(k);
+        }
+    })?;
+    Ok(kind)
+}
+
+/// The qdisc kind of one `RTM_NEWQDISC` message if it is `ifindex`'s root qdisc.
+fn root_qdisc_of(msg: &[u8], ifindex: u32) -> Option<String> {
+    if u32_at(msg, 4)? != ifindex || u32_at(msg, 12)? != TC_H_ROOT {
+        return None;
+    }
+    let mut kind = None;
+    attributes(msg, size_of::<TcMsg>(), |ty, value| {
+        if ty == TCA_KIND
+            && let Ok(name) = CStr::from_bytes_until_nul(value)
+        {
+            kind = Some(name.to_string_lossy().into_owned());
+        }
+    });
+    kind
+}
+
+/// Plain-old-data request bodies [`dump`] may send.
+trait Body: Copy {}
+impl Body for TcMsg {}
+impl Body for IfAddrMsg {}
+
+/// A dump request: the netlink header and one body.
+#[repr(C)]
+struct Request<B> {
+    header: libc::nlmsghdr,
+    body: B,
+}
+
+/// Sends one `NLM_F_DUMP` request of `kind` and hands every reply message (its type and its
+/// payload after the netlink header) to `each`, until the kernel says the dump is done.
+fn dump<B: Body>(kind: u16, body: &B, mut each: impl FnMut(u16, &[u8])) -> io::Result<()> {
     // SAFETY: plain socket(2); the descriptor is owned at once.
     let fd = unsafe { libc::socket(libc::AF_NETLINK, libc::SOCK_RAW | libc::SOCK_CLOEXEC, libc::NETLINK_ROUTE) };
     if fd < 0 {
@@ -117,24 +148,24 @@ pub fn root_qdisc_kind(ifindex: u32) -> io::Result<Option<String>> {
     {
         return Err(io::Error::last_os_error());
     }
-    let len = size_of::<Request>();
+    let len = size_of::<Request<B>>();
     let req = Request {
         header: libc::nlmsghdr {
             nlmsg_len: len as u32,
-            nlmsg_type: libc::RTM_GETQDISC,
+            nlmsg_type: kind,
             nlmsg_flags: (libc::NLM_F_REQUEST | libc::NLM_F_DUMP) as u16,
             nlmsg_seq: 1,
             nlmsg_pid: 0,
         },
-        tc: TcMsg { family: libc::AF_UNSPEC as u8, ..Default::default() },
+        body: *body,
     };
     // SAFETY: `req` is `len` readable bytes for the duration of the call.
-    let sent = unsafe { libc::send(sock.as_raw_fd(), (&req as *const Request).cast(), len, 0) };
-    if sent < 0 {
+    if unsafe { libc::send(sock.as_raw_fd(), (&req as *const Request<B>).cast(), len, 0) } < 0 {
         return Err(io::Error::last_os_error());
     }
-    let mut buf = vec![0u8; 32 * 1024];
-    let mut kind = None;
+    // Dump datagrams are at most a page until the first read, then as large as the buffer
+    // read into: 8 KiB holds any message asked for here (one that does not fit ends the scan).
+    let mut buf = [0u8; 8 * 1024];
     // A dump ends with NLMSG_DONE; the bound only stops a kernel that never says so.
     for _ in 0..10_000 {
         // SAFETY: `buf` is `buf.len()` writable bytes for the duration of the call.
@@ -142,13 +173,13 @@ pub fn root_qdisc_kind(ifindex: u32) -> io::Result<Option<String>> {
         if n < 0 {
             return Err(io::Error::last_os_error());
         }
-        match scan_qdisc_dump(&buf[..n as usize], ifindex, &mut kind) {
+        match scan(&buf[..n as usize], &mut each) {
             Scan::More => {}
-            Scan::Done => return Ok(kind),
+            Scan::Done => return Ok(()),
             Scan::Error(errno) => return Err(io::Error::from_raw_os_error(errno)),
         }
     }
-    Ok(kind)
+    Ok(())
 }
 
 /// Where a dump stands after one datagram of it.
@@ -171,11 +202,10 @@ const fn align4(n: usize) -> usize {
     (n + 3) & !3
 }
 
-/// Reads one datagram of an `RTM_GETQDISC` dump (bounds-checked; a malformed message ends the
-/// scan), setting `kind` from the root qdisc of `ifindex`.
-fn scan_qdisc_dump(b: &[u8], ifindex: u32, kind: &mut Option<String>) -> Scan {
+/// Reads one datagram of a dump (bounds-checked; a malformed message ends the scan), handing
+/// each message's type and payload to `each`.
+fn scan(b: &[u8], each: &mut impl FnMut(u16, &[u8])) -> Scan {
     let header = size_of::<libc::nlmsghdr>();
-    let tc = size_of::<TcMsg>();
     let mut off = 0;
     while off + header <= b.len() {
         let (Some(len), Some(ty)) = (u32_at(b, off), u16_at(b, off + 4)) else { return Scan::Done };
@@ -189,31 +219,25 @@ fn scan_qdisc_dump(b: &[u8], ifindex: u32, kind: &mut Option<String>) -> Scan {
                 let errno = u32_at(b, off + header).map_or(0, |e| e as i32);
                 return if errno == 0 { Scan::Done } else { Scan::Error(-errno) };
             }
-            t if t == i32::from(libc::RTM_NEWQDISC) && len >= header + tc => {
-                let msg = &b[off + header..off + len];
-                let (dev, parent) = (u32_at(msg, 4), u32_at(msg, 12));
-                if dev == Some(ifindex) && parent == Some(TC_H_ROOT) {
-                    let mut at = align4(tc);
-                    while at + 4 <= msg.len() {
-                        let (Some(alen), Some(aty)) = (u16_at(msg, at), u16_at(msg, at + 2)) else { break };
-                        let alen = usize::from(alen);
-                        if alen < 4 || at + alen > msg.len() {
-                            break;
-                        }
-                        if aty == TCA_KIND
-                            && let Ok(name) = CStr::from_bytes_until_nul(&msg[at + 4..at + alen])
-                        {
-                            *kind = Some(name.to_string_lossy().into_owned());
-                        }
-                        at += align4(alen);
-                    }
-                }
-            }
-            _ => {}
+            _ => each(ty, &b[off + header..off + len]),
         }
         off += align4(len);
     }
     Scan::More
+}
+
+/// Hands each route attribute (type, value) after the `fixed`-byte body of `msg` to `each`.
+fn attributes(msg: &[u8], fixed: usize, mut each: impl FnMut(u16, &[u8])) {
+    let mut at = align4(fixed);
+    while at + 4 <= msg.len() {
+        let (Some(alen), Some(aty)) = (u16_at(msg, at), u16_at(msg, at + 2)) else { return };
+        let alen = usize::from(alen);
+        if alen < 4 || at + alen > msg.len() {
+            return;
+        }
+        each(aty, &msg[at + 4..at + alen]);
+        at += align4(alen);
+    }
 }
 
 #[cfg(test)]
@@ -223,19 +247,21 @@ mod tests {
 
     #[test]
     fn loopback_holds_127_0_0_1_and_has_no_queue() {
-        let lo = device_of_address(IpAddr::V4(Ipv4Addr::LOCALHOST)).expect("getifaddrs").expect("lo holds 127.0.0.1");
+        let lo = device_of_address(IpAddr::V4(Ipv4Addr::LOCALHOST)).expect("netlink").expect("lo holds 127.0.0.1");
         // SAFETY: a NUL-terminated literal.
         let by_name = unsafe { libc::if_nametoindex(c"lo".as_ptr()) };
         assert_eq!(lo, by_name);
         let mapped = IpAddr::V6(Ipv4Addr::LOCALHOST.to_ipv6_mapped());
-        assert_eq!(device_of_address(mapped).expect("getifaddrs"), Some(lo));
+        assert_eq!(device_of_address(mapped).expect("netlink"), Some(lo));
+        assert_eq!(device_of_address(IpAddr::V6(Ipv6Addr::LOCALHOST)).expect("netlink"), Some(lo));
         assert_eq!(root_qdisc_kind(lo).expect("netlink").as_deref(), Some("noqueue"));
     }
 
     #[test]
     fn an_address_no_device_holds_has_no_device() {
         let nowhere = IpAddr::V6(Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 0x77));
-        assert_eq!(device_of_address(nowhere).expect("getifaddrs"), None);
+        assert_eq!(device_of_address(nowhere).expect("netlink"), None);
+        assert_eq!(device_of_address(IpAddr::V4(Ipv4Addr::new(192, 0, 2, 77))).expect("netlink"), None);
     }
 
     /// Builds one netlink message of `ty` with `payload`.
@@ -250,19 +276,34 @@ mod tests {
         m
     }
 
+    fn attribute(p: &mut Vec<u8>, ty: u16, value: &[u8]) {
+        p.extend_from_slice(&((4 + value.len()) as u16).to_ne_bytes());
+        p.extend_from_slice(&ty.to_ne_bytes());
+        p.extend_from_slice(value);
+        p.resize(align4(p.len()), 0);
+    }
+
     fn qdisc(ifindex: u32, parent: u32, kind: &str) -> Vec<u8> {
         let mut p = vec![0u8; 4];
-        p.extend_from_slice(&ifindex.to_ne_bytes());
-        p.extend_from_slice(&0u32.to_ne_bytes());
-        p.extend_from_slice(&parent.to_ne_bytes());
-        p.extend_from_slice(&0u32.to_ne_bytes());
-        let alen = 4 + kind.len() + 1;
-        p.extend_from_slice(&(alen as u16).to_ne_bytes());
-        p.extend_from_slice(&TCA_KIND.to_ne_bytes());
-        p.extend_from_slice(kind.as_bytes());
-        p.push(0);
-        p.resize(align4(p.len()), 0);
+        for v in [ifindex, 0, parent, 0] {
+            p.extend_from_slice(&v.to_ne_bytes());
+        }
+        attribute(&mut p, TCA_KIND, format!("{kind}\0").as_bytes());
         message(libc::RTM_NEWQDISC, &p)
+    }
+
+    fn address(ifindex: u32, ty: u16, addr: &[u8]) -> Vec<u8> {
+        let mut p = vec![libc::AF_INET as u8, 24, 0, 0];
+        p.extend_from_slice(&ifindex.to_ne_bytes());
+        attribute(&mut p, ty, addr);
+        message(libc::RTM_NEWADDR, &p)
+    }
+
+    /// The messages of `datagram` that `scan` hands on, as (type, payload).
+    fn messages(datagram: &[u8]) -> (Scan, Vec<(u16, Vec<u8>)>) {
+        let mut got = Vec::new();
+        let end = scan(datagram, &mut |ty, m: &[u8]| got.push((ty, m.to_vec())));
+        (end, got)
     }
 
     #[test]
@@ -270,26 +311,41 @@ mod tests {
         let mut dump = qdisc(2, TC_H_ROOT, "mq");
         dump.extend(qdisc(7, 0x10001, "fq_codel"));
         dump.extend(qdisc(7, TC_H_ROOT, "tbf"));
-        let mut kind = None;
-        assert_eq!(scan_qdisc_dump(&dump, 7, &mut kind), Scan::More);
-        assert_eq!(kind.as_deref(), Some("tbf"));
-        assert_eq!(scan_qdisc_dump(&message(libc::NLMSG_DONE as u16, &[0; 4]), 7, &mut kind), Scan::Done);
-        let mut none = None;
-        assert_eq!(scan_qdisc_dump(&dump, 9, &mut none), Scan::More);
-        assert_eq!(none, None);
+        let (end, got) = messages(&dump);
+        assert_eq!((end, got.len()), (Scan::More, 3));
+        let kinds: Vec<_> = got.iter().map(|(_, m)| root_qdisc_of(m, 7)).collect();
+        assert_eq!(kinds, [None, None, Some("tbf".to_string())]);
+        assert_eq!(root_qdisc_of(&got[0].1, 2).as_deref(), Some("mq"));
+        assert_eq!(messages(&message(libc::NLMSG_DONE as u16, &[0; 4])).0, Scan::Done);
+    }
+
+    #[test]
+    fn the_dump_finds_the_device_of_an_address_local_or_not() {
+        let (_, got) =
+            messages(&[address(3, IFA_ADDRESS, &[10, 0, 0, 1]), address(5, IFA_LOCAL, &[10, 0, 0, 2])].concat());
+        assert_eq!(address_match(&got[0].1, &[10, 0, 0, 1]), Some(3));
+        assert_eq!(address_match(&got[1].1, &[10, 0, 0, 2]), Some(5));
+        assert_eq!(address_match(&got[0].1, &[10, 0, 0, 2]), None);
     }
 
     #[test]
     fn truncated_or_lying_messages_end_the_scan_without_a_panic() {
-        let whole = qdisc(7, TC_H_ROOT, "tbf");
+        let whole = [qdisc(7, TC_H_ROOT, "tbf"), address(3, IFA_LOCAL, &[10, 0, 0, 1])].concat();
         for cut in 0..whole.len() {
-            let mut kind = None;
-            let _ = scan_qdisc_dump(&whole[..cut], 7, &mut kind);
+            let (_, got) = messages(&whole[..cut]);
+            for (_, m) in got {
+                let _ = (root_qdisc_of(&m, 7), address_match(&m, &[10, 0, 0, 1]));
+            }
         }
         let mut lying = whole.clone();
         lying[..4].copy_from_slice(&9999u32.to_ne_bytes());
-        assert_eq!(scan_qdisc_dump(&lying, 7, &mut None), Scan::Done);
+        assert_eq!(messages(&lying).0, Scan::Done);
+        let mut bad_attr = qdisc(7, TC_H_ROOT, "tbf");
+        let at = size_of::<libc::nlmsghdr>() + size_of::<TcMsg>();
+        bad_attr[at..at + 2].copy_from_slice(&500u16.to_ne_bytes());
+        let (_, got) = messages(&bad_attr);
+        assert_eq!(root_qdisc_of(&got[0].1, 7), None, "an attribute longer than its message is not read");
         let err = message(libc::NLMSG_ERROR as u16, &(-libc::EPERM).to_ne_bytes());
-        assert_eq!(scan_qdisc_dump(&err, 7, &mut None), Scan::Error(libc::EPERM));
+        assert_eq!(messages(&err).0, Scan::Error(libc::EPERM));
     }
 }
