@@ -33,7 +33,7 @@
 //! - [`zerocopy`]: `sendfile` from a `memfd` block, `MSG_ZEROCOPY` with error-queue completion
 //!   reaping, and `recv(MSG_TRUNC)` (discard without copying): `-Z` and `--skip-rx-copy`.
 //! - [`netdev`]: the device that holds a local address and the kind of its root qdisc
-//!   (`getifaddrs`, one `RTM_GETQDISC` netlink dump): is a path host-local?
+//!   (one `RTM_GETADDR` and one `RTM_GETQDISC` netlink dump): is a path host-local?
 //! - [`tty`]: wait for a key on the stdin terminal, and notice when it hung up.
 //! - [`malloc`]: the C allocator's arena limit (`M_ARENA_MAX`): fewer resident heap pages
 //!   with many threads.

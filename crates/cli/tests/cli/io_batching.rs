@@ -64,7 +64,8 @@ fn notsent_marks(doc: &serde_json::Value) -> Vec<Option<u64>> {
 
 /// On loopback (no wire, `noqueue`) every unpaced sender holds its unsent queue to 32 KiB,
 /// on a thread of its own (`-P 1`) and on the shared workers (`-P 4` on this 2-core machine),
-/// and the counts stay exact; paced streams and `WIREPERF_NOTSENT_LOWAT=off` never set it.
+/// and the counts stay exact; paced streams, `-k` streams and `WIREPERF_NOTSENT_LOWAT=off`
+/// never set it.
 #[test]
 fn loopback_senders_hold_their_unsent_queue_short() {
     for p in ["1", "4"] {
@@ -74,6 +75,10 @@ fn loopback_senders_hold_their_unsent_queue_short() {
     }
     let doc = one_shot_json(&wireperf(), &wireperf(), &["-t", "1", "-b", "200M"]);
     assert!(notsent_marks(&doc).iter().all(Option::is_none), "paced: {}", doc["end"]["streams"]);
+    // -k: stock receivers count a block per read; whole blocks keep their count right.
+    let doc = one_shot_json(&wireperf(), &wireperf(), &["-k", "3000"]);
+    assert!(notsent_marks(&doc).iter().all(Option::is_none), "-k: {}", doc["end"]["streams"]);
+    assert_eq!(u(&doc, "/end/sum_sent/bytes"), 3000 * 128 * 1024, "{}", doc["end"]);
     let srv = crate::harness::start_server(&wireperf(), &["-1"]);
     let port = srv.port.to_string();
     let out = crate::harness::run_client_env(

@@ -30,6 +30,11 @@ impl Budget {
         }
     }
 
+    /// True for a `-k` budget (blocks), false for `-n` (bytes).
+    pub(crate) fn counts_blocks(&self) -> bool {
+        self.limit_blocks > 0
+    }
+
     /// Starts counting (at the end of the omit period).
     pub(crate) fn arm(&self) {
         self.used_bytes.store(0, Ordering::Relaxed);

@@ -593,7 +593,7 @@ pub(super) struct TxState {
 
 impl TxState {
     fn new(m: &Member, tx: &mut TxPath, start: Instant, paced: bool) -> Self {
-        let notsent = super::notsent::NotsentGate::new(paced, start);
+        let notsent = super::notsent::NotsentGate::new(paced, m.budget.as_deref(), start);
         TxState { total: 0, off: 0, end: 0, start, path: tx.start(&m.counters.io), notsent }
     }
 
