@@ -7,11 +7,12 @@
 //! (`RTM_GETADDR`, `RTM_GETQDISC`; no `tc` process). Not `getifaddrs(3)`: it dumps every link
 //! as well, and its code in libc was 70 KB more of a `-P 8` client's resident memory.
 
+use crate::cmsg::read_u32;
+use socket2::{Domain, Protocol, Socket, Type};
 use std::ffi::CStr;
-use std::io;
+use std::io::{self, Read};
 use std::mem::size_of;
 use std::net::IpAddr;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::time::Duration;
 
 /// `TC_H_ROOT`: the parent handle of a device's root qdisc.
@@ -26,16 +27,9 @@ const REPLY_TIMEOUT: Duration = Duration::from_millis(500);
 const IFA_ADDRESS: u16 = 1;
 const IFA_LOCAL: u16 = 2;
 
-/// `struct ifaddrmsg` of `<linux/if_addr.h>`.
-#[repr(C)]
-#[derive(Clone, Copy, Default)]
-struct IfAddrMsg {
-    family: u8,
-    prefixlen: u8,
-    flags: u8,
-    scope: u8,
-    index: u32,
-}
+/// The length of `struct ifaddrmsg` (`<linux/if_addr.h>`): family, prefix length, flags,
+/// scope (a byte each), then the device index (u32).
+const IFADDRMSG_LEN: usize = 8;
 
 /// The index of the device that holds `addr` in this network namespace, if any does.
 /// An IPv4-mapped IPv6 address (a dual-stack socket's view of an IPv4 peer) is looked up as
@@ -48,9 +42,10 @@ pub fn device_of_address(addr: IpAddr) -> io::Result<Option<u32>> {
         },
         IpAddr::V4(v4) => (libc::AF_INET, v4.octets().to_vec()),
     };
-    let req = IfAddrMsg { family: family as u8, ..Default::default() };
+    let mut body = [0u8; IFADDRMSG_LEN];
+    body[0] = family as u8;
     let mut found = None;
-    dump(libc::RTM_GETADDR, &req, |ty, msg| {
+    dump(libc::RTM_GETADDR, &body, |ty, msg| {
         if found.is_none() && ty == libc::RTM_NEWADDR {
             found = address_match(msg, &want);
         }
@@ -62,30 +57,21 @@ pub fn device_of_address(addr: IpAddr) -> io::Result<Option<u32>> {
 fn address_match(msg: &[u8], want: &[u8]) -> Option<u32> {
     let index = u32_at(msg, 4)?;
     let mut hit = false;
-    attributes(msg, size_of::<IfAddrMsg>(), |ty, value| hit |= matches!(ty, IFA_ADDRESS | IFA_LOCAL) && value == want);
+    attributes(msg, IFADDRMSG_LEN, |ty, value| hit |= matches!(ty, IFA_ADDRESS | IFA_LOCAL) && value == want);
     hit.then_some(index)
 }
 
-/// `struct tcmsg` of `<linux/rtnetlink.h>` (the libc crate does not define it).
-#[repr(C)]
-#[derive(Clone, Copy, Default)]
-struct TcMsg {
-    family: u8,
-    pad1: u8,
-    pad2: u16,
-    ifindex: i32,
-    handle: u32,
-    parent: u32,
-    info: u32,
-}
+/// The length of `struct tcmsg` (`<linux/rtnetlink.h>`): family and two pad bytes, then the
+/// device index, handle, parent and info (u32 each; the index at 4, the parent at 12).
+const TCMSG_LEN: usize = 20;
 
 /// The kind of the root qdisc of device `ifindex` (`"noqueue"` for loopback and an unshaped
 /// veth, `"mq"`/`"fq_codel"`/`"pfifo_fast"` for a NIC, `"tbf"`/`"htb"`/… when shaped), or
 /// `None` when the kernel lists none for it.
 pub fn root_qdisc_kind(ifindex: u32) -> io::Result<Option<String>> {
-    let req = TcMsg { family: libc::AF_UNSPEC as u8, ..Default::default() };
+    // Family AF_UNSPEC (0): every device's qdiscs.
     let mut kind = None;
-    dump(libc::RTM_GETQDISC, &req, |ty, msg| {
+    dump(libc::RTM_GETQDISC, &[0u8; TCMSG_LEN], |ty, msg| {
         if ty == libc::RTM_NEWQDISC
             && let Some(k) = root_qdisc_of(msg, ifindex)
         {
@@ -101,7 +87,7 @@ fn root_qdisc_of(msg: &[u8], ifindex: u32) -> Option<String> {
         return None;
     }
     let mut kind = None;
-    attributes(msg, size_of::<TcMsg>(), |ty, value| {
+    attributes(msg, TCMSG_LEN, |ty, value| {
         if ty == TCA_KIND
             && let Ok(name) = CStr::from_bytes_until_nul(value)
         {
@@ -111,69 +97,29 @@ fn root_qdisc_of(msg: &[u8], ifindex: u32) -> Option<String> {
     kind
 }
 
-/// Plain-old-data request bodies [`dump`] may send.
-trait Body: Copy {}
-impl Body for TcMsg {}
-impl Body for IfAddrMsg {}
-
-/// A dump request: the netlink header and one body.
-#[repr(C)]
-struct Request<B> {
-    header: libc::nlmsghdr,
-    body: B,
-}
-
-/// Sends one `NLM_F_DUMP` request of `kind` and hands every reply message (its type and its
-/// payload after the netlink header) to `each`, until the kernel says the dump is done.
-fn dump<B: Body>(kind: u16, body: &B, mut each: impl FnMut(u16, &[u8])) -> io::Result<()> {
-    // SAFETY: plain socket(2); the descriptor is owned at once.
-    let fd = unsafe { libc::socket(libc::AF_NETLINK, libc::SOCK_RAW | libc::SOCK_CLOEXEC, libc::NETLINK_ROUTE) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: `fd` is a new descriptor nobody else owns.
-    let sock = unsafe { OwnedFd::from_raw_fd(fd) };
-    let timeout = libc::timeval { tv_sec: 0, tv_usec: REPLY_TIMEOUT.as_micros() as libc::suseconds_t };
-    let tlen = size_of::<libc::timeval>() as libc::socklen_t;
-    // SAFETY: `timeout` is `tlen` readable bytes for the duration of the call.
-    if unsafe {
-        libc::setsockopt(
-            sock.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_RCVTIMEO,
-            (&timeout as *const libc::timeval).cast(),
-            tlen,
-        )
-    } != 0
-    {
-        return Err(io::Error::last_os_error());
-    }
-    let len = size_of::<Request<B>>();
-    let req = Request {
-        header: libc::nlmsghdr {
-            nlmsg_len: len as u32,
-            nlmsg_type: kind,
-            nlmsg_flags: (libc::NLM_F_REQUEST | libc::NLM_F_DUMP) as u16,
-            nlmsg_seq: 1,
-            nlmsg_pid: 0,
-        },
-        body: *body,
-    };
-    // SAFETY: `req` is `len` readable bytes for the duration of the call.
-    if unsafe { libc::send(sock.as_raw_fd(), (&req as *const Request<B>).cast(), len, 0) } < 0 {
-        return Err(io::Error::last_os_error());
-    }
+/// Sends one `NLM_F_DUMP` request of `kind` with `body` and hands every reply message (its
+/// type and its payload after the netlink header) to `each`, until the kernel says the dump
+/// is done.
+fn dump(kind: u16, body: &[u8], mut each: impl FnMut(u16, &[u8])) -> io::Result<()> {
+    let sock = Socket::new(Domain::from(libc::AF_NETLINK), Type::RAW, Some(Protocol::from(libc::NETLINK_ROUTE)))?;
+    sock.set_read_timeout(Some(REPLY_TIMEOUT))?;
+    let header = size_of::<libc::nlmsghdr>();
+    let flags = (libc::NLM_F_REQUEST | libc::NLM_F_DUMP) as u16;
+    let mut req = Vec::with_capacity(header + body.len());
+    req.extend_from_slice(&((header + body.len()) as u32).to_ne_bytes());
+    req.extend_from_slice(&kind.to_ne_bytes());
+    req.extend_from_slice(&flags.to_ne_bytes());
+    req.extend_from_slice(&1u32.to_ne_bytes()); // sequence number
+    req.extend_from_slice(&0u32.to_ne_bytes()); // port id: the kernel
+    req.extend_from_slice(body);
+    sock.send(&req)?;
     // Dump datagrams are at most a page until the first read, then as large as the buffer
     // read into: 8 KiB holds any message asked for here (one that does not fit ends the scan).
     let mut buf = [0u8; 8 * 1024];
     // A dump ends with NLMSG_DONE; the bound only stops a kernel that never says so.
     for _ in 0..10_000 {
-        // SAFETY: `buf` is `buf.len()` writable bytes for the duration of the call.
-        let n = unsafe { libc::recv(sock.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), 0) };
-        if n < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        match scan(&buf[..n as usize], &mut each) {
+        let n = (&sock).read(&mut buf)?;
+        match scan(&buf[..n], &mut each) {
             Scan::More => {}
             Scan::Done => return Ok(()),
             Scan::Error(errno) => return Err(io::Error::from_raw_os_error(errno)),
@@ -195,7 +141,7 @@ fn u16_at(b: &[u8], at: usize) -> Option<u16> {
 }
 
 fn u32_at(b: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_ne_bytes(b.get(at..at + 4)?.try_into().ok()?))
+    read_u32(b.get(at..)?)
 }
 
 const fn align4(n: usize) -> usize {
@@ -341,7 +287,7 @@ mod tests {
         lying[..4].copy_from_slice(&9999u32.to_ne_bytes());
         assert_eq!(messages(&lying).0, Scan::Done);
         let mut bad_attr = qdisc(7, TC_H_ROOT, "tbf");
-        let at = size_of::<libc::nlmsghdr>() + size_of::<TcMsg>();
+        let at = size_of::<libc::nlmsghdr>() + TCMSG_LEN;
         bad_attr[at..at + 2].copy_from_slice(&500u16.to_ne_bytes());
         let (_, got) = messages(&bad_attr);
         assert_eq!(root_qdisc_of(&got[0].1, 7), None, "an attribute longer than its message is not read");
