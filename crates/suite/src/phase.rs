@@ -236,16 +236,27 @@ pub fn run_phase_iperf2(base: &ClientConfig, phase: Phase, time: u32, parallel: 
     let mut p = PhaseResult::from_report(phase, report, error);
     // iperf 2 has no results exchange: a server that closes (or dies) at once leaves a clean
     // end of stream and zero bytes. A direction that moved nothing is a failed phase, not 0 bit/s.
-    let silent = match phase {
-        Phase::Download => p.download_bps <= 0.0,
-        Phase::Bidir => p.upload_bps <= 0.0 || p.download_bps <= 0.0,
-        _ => p.upload_bps <= 0.0,
-    };
-    if p.error.is_none() && silent {
-        p.error = Some("no data moved in this phase: the iperf 2 server closed the connection".to_string());
+    if p.error.is_none() {
+        p.error = silent_iperf2_phase(phase, p.upload_bps, p.download_bps);
     }
     p.bottleneck_not_watched = Some(IPERF2_NOT_WATCHED.to_string());
     p
+}
+
+/// The error of an iperf 2 phase in which a direction it tests moved nothing, naming it.
+///
+/// Debian's 2.1.8 server may stall on a full-duplex test (it stops reading after what the
+/// socket buffers hold, sends nothing, and later crashes) as well as close, so the message
+/// names both.
+fn silent_iperf2_phase(phase: Phase, upload_bps: f64, download_bps: f64) -> Option<String> {
+    let (up, down) = (upload_bps <= 0.0, download_bps <= 0.0);
+    let way = match phase {
+        Phase::Download => down.then_some("from the server"),
+        Phase::Bidir if up && down => Some("either way"),
+        Phase::Bidir if down => Some("from the server"),
+        _ => up.then_some("to the server"),
+    }?;
+    Some(format!("no data moved {way} in this phase: the iperf 2 server closed the connection or stopped answering"))
 }
 
 #[cfg(test)]
@@ -302,5 +313,21 @@ mod tests {
         r.intervals.push(Interval { sum_bidir_reverse: Some(Default::default()), ..Default::default() });
         let p = PhaseResult::from_report(Phase::Bidir, r, None);
         assert_eq!((p.upload_bps, p.download_bps, p.retransmits), (100.0, 200.0, 0));
+    }
+
+    #[test]
+    fn an_iperf2_phase_that_moved_nothing_one_way_names_that_way() {
+        let msg = |phase, up, down| silent_iperf2_phase(phase, up, down);
+        assert_eq!(msg(Phase::Upload, 1e9, 0.0), None);
+        assert_eq!(msg(Phase::Download, 0.0, 1e9), None);
+        assert_eq!(msg(Phase::Bidir, 1e9, 1e9), None);
+        assert!(msg(Phase::Upload, 0.0, 0.0).is_some_and(|m| m.starts_with("no data moved to the server")));
+        assert!(msg(Phase::Download, 1e9, 0.0).is_some_and(|m| m.starts_with("no data moved from the server")));
+        // The stall seen with Debian's 2.1.8 server: 4 MB up, nothing down.
+        assert!(msg(Phase::Bidir, 3.2e7, 0.0).is_some_and(|m| m.starts_with("no data moved from the server")));
+        assert!(msg(Phase::Bidir, 0.0, 1e9).is_some_and(|m| m.starts_with("no data moved to the server")));
+        assert!(
+            msg(Phase::Bidir, 0.0, 0.0).is_some_and(|m| m.contains("either way") && m.contains("stopped answering"))
+        );
     }
 }

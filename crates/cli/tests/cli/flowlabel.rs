@@ -73,7 +73,14 @@ fn flow_label_marks_the_data_connections_to_wireperf_and_3_22_servers() {
     ] {
         let (moved, want, other) = run(&lab, &server, &client, &["-L", LABEL]);
         println!("{who}: {moved} bytes moved; (packets, bytes) labelled {LABEL} {want:?}, {OTHER} {other:?}");
-        assert_eq!(moved, BYTES, "{who}");
+        if server == stock {
+            // A stock server stops counting when TEST_END arrives, and what it had not read
+            // yet is not counted (see file_transfer.rs; under CI's load 3.22 once counted
+            // 917504 of 1048576): what crossed the wire is the nft counter's subject here.
+            assert!(moved > 0 && moved <= BYTES, "{who}: {moved} bytes moved");
+        } else {
+            assert_eq!(moved, BYTES, "{who}");
+        }
         assert!(want.1 >= BYTES, "{who}: {want:?} (packets, bytes) labelled {LABEL}, {moved} bytes moved");
         assert_eq!(other, (0, 0), "{who}: label {OTHER} seen");
     }

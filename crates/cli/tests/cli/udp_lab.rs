@@ -122,8 +122,11 @@ fn lab_udp_pacing_is_smooth_at_100m() {
     }
     let achieved = f(&v, "/end/sum_sent/bits_per_second");
     assert!((achieved - 100e6).abs() <= 0.01 * 100e6, "achieved {achieved} bit/s");
+    // The receiver's rate is its count over its own span, which ends when it has drained
+    // after TEST_END: under a full suite's load that span ran 1.2% long once (98.8 Mbit/s,
+    // nothing lost), so 2% here; the count itself is checked exactly (no loss) below.
     let received = f(&v, "/end/sum_received/bits_per_second");
-    assert!((received - 100e6).abs() <= 0.01 * 100e6, "received at {received} bit/s");
+    assert!((received - 100e6).abs() <= 0.02 * 100e6, "received at {received} bit/s");
     assert_eq!(u(&v, "/end/sum_sent/wireperf_sender_drops"), 0);
     assert_eq!(u(&v, "/end/sum/lost_packets"), 0);
 }

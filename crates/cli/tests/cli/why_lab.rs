@@ -225,7 +225,10 @@ fn lab_why_a_server_starved_of_its_cpu_is_receiver_cpu() {
     assert_limit(&v, "receiver-cpu", "server");
     let ev = evidence(&v);
     assert!(ev.contains(&format!("CPU{}", hog.cpu)) && ev.contains("run queue"), "{v}");
-    assert!(ev.contains("another process"), "{v}");
+    // The hog runs at the lowest priority: beside a full suite, the other tests' traffic
+    // can give that CPU more softirq than the hog gets (once: softirq 48%, user 31%), and
+    // then the evidence rightly names the network stack as the CPU's main user.
+    assert!(ev.contains("another process") || ev.contains("used by the network stack (softirq)"), "{v}");
 }
 
 #[test]

@@ -95,7 +95,10 @@ fn skip_rx_copy_on_the_client_counts_what_the_server_sent(peer: &Peer) {
         assert_ok(&out);
         let doc = json_of(&out);
         let sent = u(&doc, "/end/sum_sent/bytes");
-        assert!(sent >= 20 * 1024 * 1024, "{}", doc["end"]);
+        // A 3.16+ sender's threads may report up to a block per stream less than they wrote
+        // (3.22 once reported 20840448 of the 20971520 the client received).
+        let slack = if stock { peer.sender_undercount_limit(1, 128 * 1024) } else { 0 };
+        assert!(sent + slack >= 20 * 1024 * 1024, "{}", doc["end"]);
         let received = u(&doc, "/end/sum_received/bytes");
         if stock {
             peer.assert_receiver_count(received, sent, 1, 128 * 1024, "--skip-rx-copy -R");
