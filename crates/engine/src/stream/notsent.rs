@@ -20,45 +20,26 @@
 //! stream and then every 100 ms until both hold (the round trip is known only once data flows);
 //! paced streams (`-b`) and `-k` streams (whose blocks a stock receiver counts per `read`)
 //! never take it. `WIREPERF_NOTSENT_LOWAT=off` turns it off, a number of
-//! bytes sets another mark (for measuring); `wireperf_io.notsent_lowat_bytes` in `-J` says it
-//! was set.
+//! bytes sets another mark (for measuring; read once per test into the stream spec, with the
+//! test's table of local qdiscs, `spec::LocalQdiscs`); `wireperf_io.notsent_lowat_bytes` in
+//! `-J` says it was set.
 
+use super::spec::{LocalQdiscs, StreamSpec};
 use super::zerocopy::IoReport;
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 /// The largest smallest-round-trip (µs) of a host-local path.
 pub(crate) const HOST_LOCAL_RTT_US: u32 = 20;
-/// The unsent queue a host-local sender keeps.
-pub(crate) const HOST_LOCAL_NOTSENT: usize = 32 * 1024;
-/// The environment setting: `off` (or `0`, `no`) never sets the mark; a number of bytes sets
-/// that mark instead of [`HOST_LOCAL_NOTSENT`] (still only on host-local paths).
-pub(crate) const NOTSENT_ENV: &str = "WIREPERF_NOTSENT_LOWAT";
 /// The first look: by then the stream has round trips of data behind it.
 const FIRST_LOOK: Duration = Duration::from_millis(50);
 /// Later looks, until the path qualifies.
 const LOOK_EVERY: Duration = Duration::from_millis(100);
 
-/// The mark [`NOTSENT_ENV`] asks for: `None` when off.
-fn mark_from(setting: Option<&str>) -> Option<usize> {
-    match setting.map(str::trim) {
-        None | Some("") => Some(HOST_LOCAL_NOTSENT),
-        Some("off" | "0" | "no" | "false") => None,
-        Some(n) => n.parse().ok().filter(|&n: &usize| n > 0).or(Some(HOST_LOCAL_NOTSENT)),
-    }
-}
-
 /// Whether a path is host-local: no wire (round trip within [`HOST_LOCAL_RTT_US`]) and no queue
 /// of its own on the local device. An unknown round trip (0) or qdisc is not host-local.
 pub(crate) fn host_local(min_rtt_us: u32, root_qdisc: Option<&str>) -> bool {
     (1..=HOST_LOCAL_RTT_US).contains(&min_rtt_us) && root_qdisc == Some("noqueue")
-}
-
-/// The root qdisc of the device holding `sock`'s local address (`None` if unknown).
-fn local_qdisc(sock: &TcpStream) -> Option<String> {
-    let ip = sock.local_addr().ok()?.ip();
-    let dev = wireperf_sys::netdev::device_of_address(ip).ok()??;
-    wireperf_sys::netdev::root_qdisc_kind(dev).ok()?
 }
 
 /// One sender's look at its path, carried with the stream (on its thread or a worker).
@@ -67,19 +48,22 @@ pub(crate) struct NotsentGate {
     /// The mark to set; `None` once there is nothing left to do.
     mark: Option<usize>,
     next: Instant,
-    /// The local device's root qdisc, looked up at the first look.
-    qdisc: Option<Option<String>>,
+    /// The test's table of local devices' qdiscs (shared with its other senders).
+    qdiscs: LocalQdiscs,
+    /// The local device's root qdisc, once looked up (the first look).
+    qdisc: Option<String>,
 }
 
 impl NotsentGate {
-    /// A gate for a stream starting at `start`. Paced streams never set the mark, nor do
-    /// streams under a `-k` budget: iperf3's receivers count a block per `read` that returned
-    /// data, and with the unsent queue held short a block more often arrives in pieces, so a
-    /// stock 3.12 client of a `-R -k 10 -l 64K` test ended after 10 reads holding 9.45 blocks.
-    pub(crate) fn new(paced: bool, budget: Option<&super::Budget>, start: Instant) -> Self {
-        let skip = paced || budget.is_some_and(super::Budget::counts_blocks);
-        let mark = if skip { None } else { mark_from(std::env::var(NOTSENT_ENV).ok().as_deref()) };
-        NotsentGate { mark, next: start + FIRST_LOOK, qdisc: None }
+    /// A gate for a stream of the test `spec` starting at `start`. Paced streams never set the
+    /// mark, nor do streams under a `-k` budget: iperf3's receivers count a block per `read`
+    /// that returned data, and with the unsent queue held short a block more often arrives in
+    /// pieces, so a stock 3.12 client of a `-R -k 10 -l 64K` test ended after 10 reads holding
+    /// 9.45 blocks.
+    pub(crate) fn new(spec: &StreamSpec, budget: Option<&super::Budget>, start: Instant) -> Self {
+        let skip = spec.rate > 0 || budget.is_some_and(super::Budget::counts_blocks);
+        let mark = if skip { None } else { spec.notsent_mark };
+        NotsentGate { mark, next: start + FIRST_LOOK, qdiscs: spec.local_qdiscs.clone(), qdisc: None }
     }
 
     /// Called after each send: looks at the path when a look is due.
@@ -97,14 +81,16 @@ impl NotsentGate {
 
     fn look(&mut self, sock: &TcpStream, io: &IoReport) {
         let Some(mark) = self.mark else { return };
-        let qdisc = self.qdisc.get_or_insert_with(|| local_qdisc(sock));
-        if qdisc.as_deref() != Some("noqueue") {
-            // A queue of its own (or an unknown device) does not go away during a test.
-            self.mark = None;
-            return;
+        if self.qdisc.is_none() {
+            self.qdisc = sock.local_addr().ok().and_then(|a| self.qdiscs.of(a.ip()));
+            if self.qdisc.as_deref() != Some("noqueue") {
+                // A queue of its own (or an unknown device) does not go away during a test.
+                self.mark = None;
+                return;
+            }
         }
         let Ok(info) = wireperf_sys::tcp_info(sock) else { return };
-        if host_local(info.min_rtt_us, qdisc.as_deref()) {
+        if host_local(info.min_rtt_us, self.qdisc.as_deref()) {
             if wireperf_sys::sockopt::set_notsent_lowat(sock, mark).is_ok() {
                 io.note_notsent_lowat(mark);
             }
@@ -115,6 +101,7 @@ impl NotsentGate {
 
 #[cfg(test)]
 mod tests {
+    use super::super::spec::{HOST_LOCAL_NOTSENT, notsent_mark_from};
     use super::*;
 
     #[test]
@@ -130,23 +117,16 @@ mod tests {
     }
 
     #[test]
-    fn the_setting_turns_the_mark_off_or_sets_another() {
-        assert_eq!(mark_from(None), Some(HOST_LOCAL_NOTSENT));
-        for off in ["off", "0", "no", " off "] {
-            assert_eq!(mark_from(Some(off)), None, "{off}");
-        }
-        assert_eq!(mark_from(Some("131072")), Some(131_072));
-        assert_eq!(mark_from(Some("junk")), Some(HOST_LOCAL_NOTSENT));
-    }
-
-    #[test]
-    fn paced_and_block_budget_streams_never_look() {
-        let gate = NotsentGate::new(true, None, Instant::now());
-        assert_eq!(gate.mark, None);
+    fn paced_block_budget_and_switched_off_streams_never_look() {
+        let spec = super::super::zerocopy::tests::spec(crate::config::SendMode::Write);
+        let paced = StreamSpec { rate: 1_000_000, ..spec.clone() };
+        assert_eq!(NotsentGate::new(&paced, None, Instant::now()).mark, None);
         let blocks = super::super::Budget::new(0, 10, true);
-        assert_eq!(NotsentGate::new(false, Some(&blocks), Instant::now()).mark, None, "-k");
+        assert_eq!(NotsentGate::new(&spec, Some(&blocks), Instant::now()).mark, None, "-k");
         let bytes = super::super::Budget::new(1 << 20, 0, true);
-        assert!(NotsentGate::new(false, Some(&bytes), Instant::now()).mark.is_some(), "-n");
+        assert!(NotsentGate::new(&spec, Some(&bytes), Instant::now()).mark.is_some(), "-n");
+        let off = StreamSpec { notsent_mark: notsent_mark_from(Some("off")), ..spec };
+        assert_eq!(NotsentGate::new(&off, None, Instant::now()).mark, None, "switched off");
     }
 
     #[test]
@@ -161,7 +141,8 @@ mod tests {
         });
         let io = IoReport::default();
         let start = Instant::now();
-        let mut gate = NotsentGate { mark: Some(HOST_LOCAL_NOTSENT), next: start + FIRST_LOOK, qdisc: None };
+        let spec = super::super::zerocopy::tests::spec(crate::config::SendMode::Write);
+        let mut gate = NotsentGate::new(&spec, None, start);
         let block = vec![0u8; 1 << 16];
         let mut w = &tx;
         // Bounded: a second of loopback writes at most.
@@ -169,8 +150,10 @@ mod tests {
             w.write_all(&block).expect("write");
             gate.poll(&tx, &io);
         }
-        assert_eq!(gate.qdisc, Some(Some("noqueue".to_string())));
+        assert_eq!(gate.qdisc.as_deref(), Some("noqueue"));
         assert_eq!(io.notsent_lowat(), Some(HOST_LOCAL_NOTSENT as u64));
+        // The lookup went into the test's table, where its other senders find it.
+        assert_eq!(spec.local_qdiscs.looked_up(), 1);
         drop(tx);
         reader.join().expect("reader");
     }

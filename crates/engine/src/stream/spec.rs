@@ -5,6 +5,8 @@
 //! of them.
 
 use crate::config::SendMode;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 /// What a stream thread needs to run.
@@ -31,6 +33,11 @@ pub(crate) struct StreamSpec {
     pub skip_rx_copy: bool,
     /// `-F`: send this file / write what arrives into it (TCP).
     pub file: Option<std::path::PathBuf>,
+    /// TCP senders: the short unsent queue to keep on host-local paths (`notsent`), from
+    /// [`NOTSENT_ENV`]; `None` when it is turned off.
+    pub notsent_mark: Option<usize>,
+    /// TCP senders: the root qdiscs of local devices, looked up once per test (`notsent`).
+    pub local_qdiscs: LocalQdiscs,
 }
 
 impl StreamSpec {
@@ -60,6 +67,8 @@ impl StreamSpec {
             send_mode: if p.zerocopy { zerocopy } else { SendMode::Write },
             skip_rx_copy: p.skip_rx_copy,
             file,
+            notsent_mark: notsent_mark_from(std::env::var(NOTSENT_ENV).ok().as_deref()),
+            local_qdiscs: LocalQdiscs::default(),
         }
     }
 }
@@ -110,9 +119,82 @@ fn offload_allowed(setting: Option<&str>) -> bool {
     !matches!(setting.map(str::trim), Some("off" | "0" | "no" | "false"))
 }
 
+/// The unsent queue a host-local TCP sender keeps (`notsent`, where the reason is).
+pub(crate) const HOST_LOCAL_NOTSENT: usize = 32 * 1024;
+/// The environment setting of that mark: `off` (or `0`, `no`) never sets it; a number of
+/// bytes sets that mark instead of [`HOST_LOCAL_NOTSENT`] (still only on host-local paths),
+/// for measuring. Read once per test, by whichever side sends.
+pub(crate) const NOTSENT_ENV: &str = "WIREPERF_NOTSENT_LOWAT";
+
+/// The mark [`NOTSENT_ENV`] asks for: `None` when off; unreadable values give the default.
+pub(crate) fn notsent_mark_from(setting: Option<&str>) -> Option<usize> {
+    match setting.map(str::trim) {
+        None | Some("") => Some(HOST_LOCAL_NOTSENT),
+        Some("off" | "0" | "no" | "false") => None,
+        Some(n) => n.parse().ok().filter(|&n: &usize| n > 0).or(Some(HOST_LOCAL_NOTSENT)),
+    }
+}
+
+/// Local addresses and the root qdisc kind of the device holding each (`None`: unknown).
+type QdiscTable = Vec<(IpAddr, Option<String>)>;
+
+/// The root qdiscs of the local devices a test's senders send from, looked up once per address
+/// and test, and shared by every clone of the test's spec: a `-P 128` test makes two netlink
+/// dumps per local address instead of two per stream. Per test, not per process: a
+/// long-running server must see a qdisc that changed between two tests.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LocalQdiscs(Arc<Mutex<QdiscTable>>);
+
+impl LocalQdiscs {
+    /// The root qdisc kind of the device holding local address `ip`, as first looked up.
+    pub(crate) fn of(&self, ip: IpAddr) -> Option<String> {
+        // A poisoned lock only means another sender panicked mid-lookup: the table is whole.
+        let mut known = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, kind)) = known.iter().find(|(a, _)| *a == ip) {
+            return kind.clone();
+        }
+        let kind = wireperf_sys::netdev::device_of_address(ip)
+            .ok()
+            .flatten()
+            .and_then(|dev| wireperf_sys::netdev::root_qdisc_kind(dev).ok().flatten());
+        known.push((ip, kind.clone()));
+        kind
+    }
+
+    /// How many addresses were looked up.
+    #[cfg(test)]
+    pub(crate) fn looked_up(&self) -> usize {
+        self.0.lock().map_or(0, |k| k.len())
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{call_bytes, offload_allowed};
+    use super::{HOST_LOCAL_NOTSENT, LocalQdiscs, call_bytes, notsent_mark_from, offload_allowed};
+
+    #[test]
+    fn the_unsent_setting_turns_the_mark_off_or_sets_another() {
+        assert_eq!(notsent_mark_from(None), Some(HOST_LOCAL_NOTSENT));
+        for off in ["off", "0", "no", " off "] {
+            assert_eq!(notsent_mark_from(Some(off)), None, "{off}");
+        }
+        assert_eq!(notsent_mark_from(Some("131072")), Some(131_072));
+        assert_eq!(notsent_mark_from(Some("junk")), Some(HOST_LOCAL_NOTSENT));
+    }
+
+    #[test]
+    fn a_test_looks_up_each_local_address_once() {
+        let qdiscs = LocalQdiscs::default();
+        let shared = qdiscs.clone();
+        let lo = "127.0.0.1".parse().expect("ip");
+        assert_eq!(qdiscs.of(lo).as_deref(), Some("noqueue"));
+        assert_eq!(shared.of(lo).as_deref(), Some("noqueue"), "a clone shares the table");
+        assert_eq!(qdiscs.looked_up(), 1);
+        // Not an address of this host: unknown, and remembered as such.
+        let far = "192.0.2.1".parse().expect("ip");
+        assert_eq!(qdiscs.of(far), None);
+        assert_eq!(shared.looked_up(), 2);
+    }
 
     #[test]
     fn calls_move_whole_blocks_within_the_memory_budget() {

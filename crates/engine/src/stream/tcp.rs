@@ -53,7 +53,7 @@ fn send_blocks(
     let (block, per_call) = (tx.block_len(), tx.blocks_per_call());
     let start = Instant::now();
     let mut total = 0u64;
-    let mut notsent = super::notsent::NotsentGate::new(spec.rate > 0, budget, start);
+    let mut notsent = super::notsent::NotsentGate::new(spec, budget, start);
     loop {
         if stop.load(Ordering::Relaxed) {
             return Ok(LoopEnd::Stopped);

@@ -481,7 +481,7 @@ impl Runs for Worker<TxState> {
             Err(err) => (Err(err), TxPath::new(&[], crate::config::SendMode::Write)),
         };
         for (id, m) in members {
-            let st = TxState::new(&m, &mut tx, start, spec.rate > 0);
+            let st = TxState::new(&m, &mut tx, start, spec);
             self.slots.push(Self::slot(id, m, st, dealt));
         }
         let buf = match buf {
@@ -592,8 +592,8 @@ pub(super) struct TxState {
 }
 
 impl TxState {
-    fn new(m: &Member, tx: &mut TxPath, start: Instant, paced: bool) -> Self {
-        let notsent = super::notsent::NotsentGate::new(paced, m.budget.as_deref(), start);
+    fn new(m: &Member, tx: &mut TxPath, start: Instant, spec: &StreamSpec) -> Self {
+        let notsent = super::notsent::NotsentGate::new(spec, m.budget.as_deref(), start);
         TxState { total: 0, off: 0, end: 0, start, path: tx.start(&m.counters.io), notsent }
     }
 

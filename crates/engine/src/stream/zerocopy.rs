@@ -326,6 +326,8 @@ pub(super) mod tests {
             send_mode: mode,
             skip_rx_copy: false,
             file: None,
+            notsent_mark: Some(super::super::spec::HOST_LOCAL_NOTSENT),
+            local_qdiscs: Default::default(),
         }
     }
 
