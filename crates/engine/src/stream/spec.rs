@@ -116,7 +116,12 @@ pub(crate) fn offload_from_env() -> bool {
 }
 
 fn offload_allowed(setting: Option<&str>) -> bool {
-    !matches!(setting.map(str::trim), Some("off" | "0" | "no" | "false"))
+    !setting.is_some_and(switched_off)
+}
+
+/// Whether a tuning variable's value turns its feature off (`off`, `0`, `no`, `false`).
+fn switched_off(setting: &str) -> bool {
+    matches!(setting.trim(), "off" | "0" | "no" | "false")
 }
 
 /// The unsent queue a host-local TCP sender keeps (`notsent`, where the reason is).
@@ -129,8 +134,8 @@ pub(crate) const NOTSENT_ENV: &str = "WIREPERF_NOTSENT_LOWAT";
 /// The mark [`NOTSENT_ENV`] asks for: `None` when off; unreadable values give the default.
 pub(crate) fn notsent_mark_from(setting: Option<&str>) -> Option<usize> {
     match setting.map(str::trim) {
+        Some(s) if switched_off(s) => None,
         None | Some("") => Some(HOST_LOCAL_NOTSENT),
-        Some("off" | "0" | "no" | "false") => None,
         Some(n) => n.parse().ok().filter(|&n: &usize| n > 0).or(Some(HOST_LOCAL_NOTSENT)),
     }
 }
