@@ -2,10 +2,11 @@
 //!
 //! The engine asks this once per test and local address (its senders share the answer) to
 //! tell a host-local path (loopback, or a veth pair between namespaces: no wire, nothing but
-//! the host's CPUs between the two sockets) from one that ends in a device with a queue of its own (a NIC, or a shaped virtual device). Both
-//! answers come straight from the kernel, each from one dump over a `NETLINK_ROUTE` socket
-//! (`RTM_GETADDR`, `RTM_GETQDISC`; no `tc` process). Not `getifaddrs(3)`: it dumps every link
-//! as well, and its code in libc was 70 KB more of a `-P 8` client's resident memory.
+//! the host's CPUs between the two sockets) from one that ends in a device with a queue of its
+//! own (a NIC, or a shaped virtual device). Both answers come straight from the kernel, each
+//! from one dump over a `NETLINK_ROUTE` socket (`RTM_GETADDR`, `RTM_GETQDISC`; no `tc`
+//! process). Not `getifaddrs(3)`: it dumps every link as well, and its code in libc was 70 KB
+//! more of a `-P 8` client's resident memory.
 
 use crate::cmsg::read_u32;
 use socket2::{Domain, Protocol, Socket, Type};
