@@ -126,7 +126,7 @@ pub fn run(
     }
     let local = watch.map(Watch::stop);
     if let Some(c) = captured {
-        let mut stdout = std::io::stdout().lock();
+        let mut stdout = wireperf_sys::stdout::Stdout;
         let _ = stdout.write_all(&c.take());
         let _ = stdout.flush();
     }
@@ -134,6 +134,8 @@ pub fn run(
         (why && outcome.error.is_none()).then(|| bottleneck::verdicts(&outcome.report, local.as_ref(), far.as_ref()));
     let code = match &outcome.error {
         None => 0,
+        // Interrupted because stdout's reader went away: end without a word (main exits 0).
+        Some(_) if crate::signals::reader_gone() => 0,
         Some(e) => {
             let msg = match e {
                 wireperf_engine::EngineError::ClientTerminated => "interrupt - the client has terminated".to_string(),

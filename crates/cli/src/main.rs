@@ -31,6 +31,21 @@
 
 #![forbid(unsafe_code)]
 
+/// `println!` for stdout that ends quietly when its reader goes away (`wireperf_sys::stdout`):
+/// `print!` would panic with a backtrace on the closed pipe of `wireperf … | head -1`.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        let _ = wireperf_sys::stdout::println(&format!($($arg)*));
+    }};
+}
+
+/// `print!` through `wireperf_sys::stdout`, as [`outln!`].
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        let _ = wireperf_sys::stdout::print(&format!($($arg)*));
+    }};
+}
+
 mod cli;
 mod client_cmd;
 mod debug_out;
@@ -69,6 +84,9 @@ fn main() -> ExitCode {
     wireperf_sys::malloc::limit_arenas(1);
     // iperf 2 mode has its own flag set (-d, -r, -L, -y ...) and its own parser (iperf2/).
     if std::env::args_os().nth(1).is_some_and(|a| a == "--iperf2") {
+        // Its engine takes no interrupt flag (SIGINT keeps its default action there): with
+        // nobody reading, it exits at once, as iperf 2 does on SIGPIPE, but quietly.
+        wireperf_sys::stdout::on_reader_gone(|| std::process::exit(0));
         let code = iperf2::main_from_args(std::env::args_os().skip(2));
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
@@ -78,6 +96,9 @@ fn main() -> ExitCode {
         );
         return ExitCode::from(1);
     }
+    // A closed stdout ends a running test or server as Ctrl-C would (the peer is told, the run
+    // saved), and the process then exits 0 without a word (below).
+    wireperf_sys::stdout::on_reader_gone(signals::raise);
     let (cli, roles) = match cli::parse_from(std::env::args_os()) {
         Ok(c) => c,
         Err(e) => {
@@ -103,5 +124,8 @@ fn main() -> ExitCode {
         Some(cli::Command::Doctor(a)) => doctor::run(&a),
         None => iperf::run(&cli.iperf, &roles),
     };
+    if signals::reader_gone() {
+        return ExitCode::SUCCESS;
+    }
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }

@@ -26,7 +26,10 @@ pub struct ManArgs {
 /// Prints the completion script for `a.shell` to stdout.
 pub fn completions(a: &CompletionsArgs) -> i32 {
     let mut cmd = crate::cli::Cli::command();
-    clap_complete::generate(a.shell, &mut cmd, "wireperf", &mut std::io::stdout());
+    // Into memory first: clap_complete panics when its writer fails (a closed pipe).
+    let mut script = Vec::new();
+    clap_complete::generate(a.shell, &mut cmd, "wireperf", &mut script);
+    out!("{}", String::from_utf8_lossy(&script));
     0
 }
 
@@ -35,7 +38,7 @@ pub fn man_pages(a: &ManArgs) -> i32 {
     match write_man_pages(&a.out) {
         Ok(paths) => {
             for p in paths {
-                println!("{}", p.display());
+                outln!("{}", p.display());
             }
             0
         }

@@ -18,10 +18,15 @@ struct Inner {
 
 impl Sink {
     /// Stdout, or the log file (appended, as iperf3 does).
+    ///
+    /// Stdout is flushed after every write, `--forceflush` or not: each interval line shows
+    /// when it is made, on a terminal (where iperf3's stdio is line-buffered) and through a pipe
+    /// (`| tee`), and a reader that went away is noticed at the next line, which ends the run
+    /// (`wireperf_sys::stdout`). A log file flushes per line only with `--forceflush`.
     pub fn open(logfile: Option<&str>, timestamps: Option<String>, forceflush: bool) -> io::Result<Self> {
-        let out: Box<dyn Write + Send> = match logfile {
-            Some(path) => Box::new(BufWriter::new(File::options().create(true).append(true).open(path)?)),
-            None => Box::new(BufWriter::new(io::stdout())),
+        let (out, forceflush): (Box<dyn Write + Send>, bool) = match logfile {
+            Some(path) => (Box::new(BufWriter::new(File::options().create(true).append(true).open(path)?)), forceflush),
+            None => (Box::new(wireperf_sys::stdout::Stdout), true),
         };
         Ok(Self { inner: Arc::new(Mutex::new(Inner { out, timestamps, forceflush })) })
     }

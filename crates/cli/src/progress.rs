@@ -56,7 +56,7 @@ impl Progress for LiveProgress {
                 b.set_position((elapsed.round().max(0.0) as u64).min(u64::from(self.secs)));
                 b.set_message(rate(bps));
             }
-            None => println!("{:<9} {:>5.1}/{} s {:>16}", phase.name(), elapsed, self.secs, rate(bps)),
+            None => outln!("{:<9} {:>5.1}/{} s {:>16}", phase.name(), elapsed, self.secs, rate(bps)),
         }
     }
 
@@ -68,8 +68,8 @@ impl Progress for LiveProgress {
             let line = format!("{:<9} failed: {e}", r.phase.name());
             match &self.bar {
                 // Printed above the bar, which then goes on with the next phase.
-                Some(b) => b.suspend(|| println!("{line}")),
-                None => println!("{line}"),
+                Some(b) => b.suspend(|| outln!("{line}")),
+                None => outln!("{line}"),
             }
         }
     }
@@ -84,7 +84,7 @@ impl Progress for LiveProgress {
                 b.set_length(0);
                 b.set_message(format!("{msg}…"));
             }
-            None => println!("{msg}"),
+            None => outln!("{msg}"),
         }
     }
 }

@@ -53,7 +53,7 @@ fn execute(a: &ReportArgs) -> Result<()> {
     if let Some(file) = &a.html {
         let html = render_html(&input);
         if file.as_os_str() == "-" {
-            print!("{html}");
+            out!("{html}");
         } else {
             write(file, &html)?;
             eprintln!("wireperf: wrote {}", file.display());

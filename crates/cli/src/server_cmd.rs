@@ -58,7 +58,8 @@ impl ServerHooks for Hooks {
         if let Some(m) = &self.metrics {
             m.test_done(outcome);
         }
-        if let Some(e) = &outcome.error {
+        // Ended because stdout's reader went away: nothing to say, and nobody to say it to.
+        if let Some(e) = outcome.error.as_ref().filter(|_| !crate::signals::reader_gone()) {
             if self.out.json {
                 let mut report = outcome.report.clone();
                 report.error = Some(e.to_string());

@@ -52,12 +52,8 @@ impl DoctorConfig {
     }
 }
 
-/// Runs `wireperf doctor`; returns the process exit code. Output goes to stdout, notes to stderr.
-pub fn run(args: &DoctorConfig) -> Result<i32, Error> {
-    run_with(args, &mut std::io::stdout().lock())
-}
-
-/// Like [`run`], writing the report to `out` (tests and embedders capture it this way).
+/// Runs `wireperf doctor`, writing the report to `out` (the binary's stdout; tests capture it);
+/// returns the process exit code. Notes go to stderr.
 pub fn run_with(args: &DoctorConfig, out: &mut dyn Write) -> Result<i32, Error> {
     let root = match &args.root {
         Some(d) => Root::at(d),

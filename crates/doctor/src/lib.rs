@@ -20,7 +20,7 @@
 //! - `apply.rs` — `--apply` planning/execution and `--undo`; `journal.rs` — the JSON journal of changes.
 //! - `snapshot_capture.rs` — `--snapshot`: copy exactly the files read (+ kernel log) to a dir or tar.
 //! - `route.rs` — which interface routes to an IP address. `qdisc.rs` — root qdisc rate limits (tbf/htb).
-//! - `command.rs` — [`DoctorConfig`] and [`run`]/[`run_with`]: the whole `wireperf doctor` command
+//! - `command.rs` — [`DoctorConfig`] and [`run_with`]: the whole `wireperf doctor` command
 //!   as a library call; the only module that prints. (Its flags are parsed in the `cli` crate.)
 //! - `watch/` — the bottleneck finder: samplers that watch a host during a test, and the pure
 //!   rules that turn both hosts' series and the test's figures into one verdict per direction.
@@ -48,7 +48,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-pub use command::{DoctorConfig, run, run_with};
+pub use command::{DoctorConfig, run_with};
 pub use error::Error;
 pub use goodput::{Goodput, UsbLink, theoretical_goodput};
 pub use qdisc::{RateLimit, root_rate_limit};

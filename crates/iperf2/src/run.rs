@@ -30,7 +30,7 @@ pub fn run(test: &Test, format: Format, enhanced: bool) -> i32 {
         f => Output::Text(TextRenderer::new(f, role, enhanced)),
     };
     if format == Format::Text {
-        print!("{}", banner(test, enhanced));
+        let _ = wireperf_sys::stdout::print(&banner(test, enhanced));
     }
     let (tx, rx) = mpsc::channel::<Event>();
     let job = test.clone();
@@ -55,7 +55,9 @@ pub fn run(test: &Test, format: Format, enhanced: bool) -> i32 {
             rep.error = Some(e.to_string());
         }
         match serde_json::to_string_pretty(&rep) {
-            Ok(s) => println!("{s}"),
+            Ok(s) => {
+                let _ = wireperf_sys::stdout::println(&s);
+            }
             Err(e) => eprintln!("wireperf: cannot encode JSON: {e}"),
         }
     }

@@ -151,11 +151,3 @@ fn import_files(
     }
     Ok(out)
 }
-
-/// Runs a history command, printing its output; returns the exit status.
-pub fn run(a: &HistoryRequest) -> Result<i32, StoreError> {
-    let out = execute(a)?;
-    print!("{}", out.stdout);
-    eprint!("{}", out.stderr);
-    Ok(out.code)
-}

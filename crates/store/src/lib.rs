@@ -49,7 +49,7 @@ mod store;
 mod time;
 
 pub use client::{current_command_line, save_client_run};
-pub use command::{HistoryCommand, HistoryRequest, Output, execute, run};
+pub use command::{HistoryCommand, HistoryRequest, Output, execute};
 pub use compare::{Comparison, LinkChange, LinkComparison, MetricDelta, PhaseComparison, Unit};
 pub use error::StoreError;
 pub use export::EXPORT_SCHEMA;

@@ -34,6 +34,8 @@
 //!   reaping, and `recv(MSG_TRUNC)` (discard without copying): `-Z` and `--skip-rx-copy`.
 //! - [`netdev`]: the device that holds a local address and the kind of its root qdisc
 //!   (one `RTM_GETADDR` and one `RTM_GETQDISC` netlink dump): is a path host-local?
+//! - [`stdout`]: standard output that ends quietly when its reader goes away (`| head`,
+//!   `| grep -q`): no panic, a hook that ends the run.
 //! - [`tty`]: wait for a key on the stdin terminal, and notice when it hung up.
 //! - [`malloc`]: the C allocator's arena limit (`M_ARENA_MAX`): fewer resident heap pages
 //!   with many threads.
@@ -61,6 +63,7 @@ pub mod netdev;
 mod raw;
 pub mod rusage;
 pub mod sockopt;
+pub mod stdout;
 pub mod tcp_info;
 pub mod time;
 pub mod tty;

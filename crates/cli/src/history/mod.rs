@@ -1,4 +1,4 @@
-//! `wireperf history`: flags in `args.rs`; the store answers ([`wireperf_store::run`]).
+//! `wireperf history`: flags in `args.rs`; the store answers ([`wireperf_store::execute`]).
 
 mod args;
 
@@ -6,8 +6,15 @@ pub use args::HistoryArgs;
 
 /// Runs a history command; returns the exit status.
 pub fn run(a: &HistoryArgs) -> i32 {
-    wireperf_store::run(&a.request()).unwrap_or_else(|e| {
-        eprintln!("wireperf: history error - {e}");
-        1
-    })
+    match wireperf_store::execute(&a.request()) {
+        Ok(out) => {
+            out!("{}", out.stdout);
+            eprint!("{}", out.stderr);
+            out.code
+        }
+        Err(e) => {
+            eprintln!("wireperf: history error - {e}");
+            1
+        }
+    }
 }

@@ -33,8 +33,8 @@ pub fn load(a: &args::IperfArgs, roles: &RoleFlags) -> Result<lower::Mode, lower
 pub fn run(a: &args::IperfArgs, roles: &RoleFlags) -> i32 {
     match load(a, roles) {
         Ok(lower::Mode::Version) => {
-            println!("{}", wireperf_engine::report_version());
-            println!("{}", wireperf_sys::system_info());
+            // One write: `wireperf -v | grep -q` reads it whole however early grep exits.
+            outln!("{}\n{}", wireperf_engine::report_version(), wireperf_sys::system_info());
             0
         }
         Ok(lower::Mode::Client(cfg, out)) => {

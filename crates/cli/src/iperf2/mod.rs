@@ -24,7 +24,7 @@ pub fn main_from_args(args: impl IntoIterator<Item = OsString>) -> i32 {
 /// Runs the test the flags describe.
 fn run(a: &args::Iperf2Args) -> i32 {
     if a.version {
-        println!("wireperf {} (iperf 2.1.8 protocol)", env!("CARGO_PKG_VERSION"));
+        outln!("wireperf {} (iperf 2.1.8 protocol)", env!("CARGO_PKG_VERSION"));
         return 0;
     }
     let test = match lower::lower(a) {

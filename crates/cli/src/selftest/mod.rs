@@ -111,31 +111,31 @@ pub fn run(a: &SelftestArgs) -> i32 {
                 "saved_run": saved,
             }
         });
-        println!("{doc}");
+        outln!("{doc}");
     } else {
-        print!("{}", crate::suite::render(&result));
+        out!("{}", crate::suite::render(&result));
         match &doctor {
             Ok(r) => {
-                println!("\ndoctor: {} interface(s) inspected", r.interfaces.len());
+                outln!("\ndoctor: {} interface(s) inspected", r.interfaces.len());
                 for i in &r.interfaces {
                     let ids = i.finding_ids();
-                    println!(
+                    outln!(
                         "  {}: {}",
                         i.link.name,
                         if ids.is_empty() { "no findings".to_string() } else { ids.join(", ") }
                     );
                 }
-                println!("  (run `wireperf doctor` for the details)");
+                outln!("  (run `wireperf doctor` for the details)");
             }
-            Err(e) => println!("\ndoctor: {e}"),
+            Err(e) => outln!("\ndoctor: {e}"),
         }
         for n in &notes {
-            println!("server: {n}");
+            outln!("server: {n}");
         }
         if let Some(id) = saved {
-            println!("\nsaved as run #{id} (wireperf history show {id})");
+            outln!("\nsaved as run #{id} (wireperf history show {id})");
         }
-        println!("\n{}", if failed { "selftest FAILED" } else { "selftest passed" });
+        outln!("\n{}", if failed { "selftest FAILED" } else { "selftest passed" });
     }
     i32::from(failed)
 }

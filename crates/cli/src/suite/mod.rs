@@ -56,16 +56,16 @@ pub fn run(a: &SuiteArgs) -> i32 {
             obj.insert("saved_run".into(), serde_json::json!(id.0));
         }
         match serde_json::to_string_pretty(&doc) {
-            Ok(j) => println!("{j}"),
+            Ok(j) => outln!("{j}"),
             Err(e) => {
                 eprintln!("wireperf: error - cannot encode the result: {e}");
                 return 1;
             }
         }
     } else {
-        print!("{}", render(&result));
+        out!("{}", render(&result));
         if let Some(id) = saved {
-            println!("\nsaved as run #{} (wireperf history show {})", id.0, id.0);
+            outln!("\nsaved as run #{} (wireperf history show {})", id.0, id.0);
         }
     }
     i32::from(!result.all_ok())

@@ -71,3 +71,56 @@ fn crate_arrows_match_docs_architecture_and_point_one_way() {
     }
     assert!(declared.values().all(|d| !d.contains("cli")), "nothing depends on cli");
 }
+
+/// Every `.rs` file under `dir`, recursively.
+fn rust_files(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// Standard output is written in one place, `sys::stdout`, which turns a reader that went away
+/// (`wireperf ... | head -1`, a closed pipe) into a quiet exit instead of a panic from
+/// `println!` or an error printed for every later line. A `println!` or a raw `io::stdout()`
+/// anywhere else would bring that panic back, so this test finds them. The live view (`tui`)
+/// is exempt: it runs only on a terminal and owns the screen while it does. Asking whether
+/// stdout is a terminal writes nothing and is allowed.
+#[test]
+fn standard_output_is_written_only_through_sys_stdout() {
+    let root = workspace();
+    let mut files = Vec::new();
+    for krate in std::fs::read_dir(root.join("crates")).unwrap() {
+        let src = krate.unwrap().path().join("src");
+        if src.is_dir() {
+            rust_files(&src, &mut files);
+        }
+    }
+    assert!(files.len() > 50, "found only {} source files", files.len());
+    let exempt =
+        |p: &std::path::Path| p.ends_with("sys/src/stdout.rs") || p.components().any(|c| c.as_os_str() == "tui");
+    let mut found = Vec::new();
+    for file in files.iter().filter(|f| !exempt(f)) {
+        let text = std::fs::read_to_string(file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            let printing = ["println!(", "print!("]
+                .iter()
+                .any(|m| code.match_indices(m).any(|(at, _)| !code[..at].ends_with('e')));
+            let raw = code.contains("io::stdout()") && !code.contains("io::stdout().is_terminal()");
+            if printing || raw {
+                found.push(format!(
+                    "{}:{}: {}",
+                    file.strip_prefix(&root).unwrap_or(file).display(),
+                    n + 1,
+                    line.trim()
+                ));
+            }
+        }
+    }
+    assert!(found.is_empty(), "write standard output through wireperf_sys::stdout:\n{}", found.join("\n"));
+}

@@ -58,9 +58,9 @@ fn jitter_loss(u: &UdpFigures) -> String {
 }
 
 impl TextRenderer {
-    /// A renderer writing to stdout.
+    /// A renderer writing to stdout (through `wireperf_sys::stdout`: quiet when the reader goes).
     pub fn new(format: Format, role: Role, enhanced: bool) -> Self {
-        Self::with_writer(format, role, enhanced, Box::new(std::io::stdout()))
+        Self::with_writer(format, role, enhanced, Box::new(wireperf_sys::stdout::Stdout))
     }
 
     /// A renderer writing to `out` (tests).
