@@ -84,6 +84,17 @@ impl Drop for ServerProc {
     }
 }
 
+/// Waits until the [`collect`] threads of `bufs` have read to the end of their pipes (each
+/// drops its handle at EOF), so a process's last lines are in the buffers once it has exited;
+/// a fixed pause after the exit was a race under load. EOF follows the exit unless a
+/// grandchild holds the pipe, hence the bound (2 s, far past the microseconds EOF takes).
+pub fn await_eof(bufs: &[&Arc<Mutex<Vec<u8>>>]) {
+    let end = Instant::now() + Duration::from_secs(2);
+    while bufs.iter().any(|b| Arc::strong_count(b) > 1) && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 /// Collects a child's pipe on a background thread, so the child never blocks on a full pipe.
 pub fn collect(r: Option<impl Read + Send + 'static>) -> Arc<Mutex<Vec<u8>>> {
     let buf = Arc::new(Mutex::new(Vec::new()));
@@ -126,7 +137,7 @@ impl ServerProc {
                 _ => std::thread::sleep(Duration::from_millis(20)),
             }
         };
-        std::thread::sleep(Duration::from_millis(50));
+        await_eof(&[&self.stdout, &self.stderr]);
         (code, self.stdout_text(), self.stderr_text())
     }
 }
@@ -202,11 +213,7 @@ pub fn run_client_env(bin: &PathBuf, args: &[&str], env: &[(&str, &str)]) -> Out
         }
         std::thread::sleep(Duration::from_millis(10));
     };
-    // The collectors end at EOF, which follows the exit unless a grandchild holds the pipe.
-    let end = Instant::now() + Duration::from_secs(2);
-    while Arc::strong_count(&stdout) + Arc::strong_count(&stderr) > 2 && Instant::now() < end {
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    await_eof(&[&stdout, &stderr]);
     let take = |b: Arc<Mutex<Vec<u8>>>| std::mem::take(&mut *b.lock().unwrap());
     Output { status, stdout: take(stdout), stderr: take(stderr) }
 }

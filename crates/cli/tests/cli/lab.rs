@@ -491,7 +491,7 @@ impl LabServer {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
-        std::thread::sleep(Duration::from_millis(50));
+        crate::harness::await_eof(&[&self.out[0], &self.out[1]]);
         let text = |i: usize| String::from_utf8_lossy(&self.out[i].lock().unwrap()).into_owned();
         (text(0), text(1))
     }

@@ -79,11 +79,27 @@ fn client_killed_mid_test_then_normal_test() {
         .stderr(Stdio::null())
         .spawn()
         .expect("iperf3");
-    std::thread::sleep(Duration::from_millis(1200));
+    // Mid-test: the server has admitted the test (its `accepted` record) and the streams have
+    // run for a while; the 10 s test leaves any load ample room on the late side.
+    wait_for_log(&server, "wireperf: accepted", "the test to start");
+    std::thread::sleep(Duration::from_millis(500));
     child.kill().expect("kill");
     let _ = child.wait();
+    // The server must notice the vanished client by itself (a `failed` record) before the
+    // next test, or that test would meet the busy answer; then it serves normally.
+    wait_for_log(&server, "wireperf: failed", "the server to end the killed client's test");
     normal_test_passes(server.port);
     assert!(server.stderr_text().contains("wireperf: error"), "{}", server.stderr_text());
+}
+
+/// Waits (up to 10 s, far past the milliseconds either event takes) for `needle` in the
+/// server's log.
+fn wait_for_log(server: &ServerProc, needle: &str, what: &str) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !server.stderr_text().contains(needle) {
+        assert!(std::time::Instant::now() < deadline, "waited 10 s for {what}:\n{}", server.stderr_text());
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 #[test]
