@@ -241,6 +241,8 @@ fn one_server_survives_every_abuse_and_returns_to_its_baseline() {
     r.ctrl.write_all(&u32::MAX.to_be_bytes()).unwrap();
     let t = Instant::now();
     assert_eq!(r.server_error(), 114, "IERECVPARAMS");
+    // Refused on the prefix alone: the alternative, waiting for the body, would end only at the
+    // server's read timeout, so 3 s tells the two apart with seconds to spare for a slow wake-up.
     assert!(t.elapsed() < Duration::from_secs(3));
     stock_test_passes(port, "4 GiB length prefix");
     cases.push("4 GiB length prefix");
@@ -400,6 +402,9 @@ fn limits_refuse_with_iperf3_codes_and_one_log_line() {
     let t = Instant::now();
     assert_eq!(r.server_error(), 160, "IESERVERTESTDURATIONEXPIRED");
     let took = t.elapsed();
+    // The expiry is the server's own clock: -t 1 plus the 5 s grace after the streams started,
+    // never earlier; 3 s above it is room for a loaded wake-up and still short of a server that
+    // forgot the expiry (which would wait for the client forever).
     assert!(took >= Duration::from_secs(5) && took < Duration::from_secs(9), "{took:?}");
     std::thread::sleep(Duration::from_millis(200));
     let log = server.stderr_text();

@@ -332,6 +332,8 @@ fn bad_targets_fail_fast_with_a_reason_and_a_log_line() {
     assert_eq!(sample(&body, "probe_success", &[]), Some(0.0), "{body}");
     assert!(body.contains("reason=\"refused\""), "{body}");
     assert_eq!(sample(&body, "iperf3_up", &[]), Some(0.0), "{body}");
+    // Fast failure is the subject: a refused connect answers at once, and 2 s (the scrape
+    // timeout) is what Prometheus would wait before giving up on the probe.
     assert!(t.elapsed() < Duration::from_secs(2), "refused probe took {:?}", t.elapsed());
 
     // Silent: accepts the connection, never answers. Ends at the deadline (2 s - 0.5 s).
@@ -342,6 +344,9 @@ fn bad_targets_fail_fast_with_a_reason_and_a_log_line() {
     let took = t.elapsed();
     assert_eq!(sample(&body, "probe_success", &[]), Some(0.0), "{body}");
     assert!(body.contains("reason=\"timeout\""), "{body}");
+    // The exporter's contract: answer at its deadline (1.5 s), never before the test had its
+    // chance (100 ms for timer slack) and before the scraper's own 2 s timeout, past which the
+    // answer would be lost.
     assert!(took >= Duration::from_millis(1400) && took < Duration::from_millis(2000), "silent probe took {took:?}");
 
     // Unresolvable: fails as a resolve error, or at the deadline if the resolver is slow.

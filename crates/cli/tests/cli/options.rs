@@ -114,6 +114,8 @@ fn idle_timeout_ends_a_one_off_server() {
     let out = Command::new(wireperf()).args(["-s", "-1", "-p", &port, "--idle-timeout", "1"]).output().expect("server");
     assert!(out.status.success());
     let took = start.elapsed();
+    // Not before the second of idleness (100 ms for the clock's rounding), and long before
+    // "never": without the timeout a -1 server with no client would not exit at all.
     assert!(took >= Duration::from_millis(900) && took < Duration::from_secs(5), "{took:?}");
 }
 
@@ -182,6 +184,8 @@ fn bitrate_limit_ends_a_test_measured_above_it() {
     let started = Instant::now();
     let out = run_client(&iperf3(), &["-c", "127.0.0.1", "-p", &port, "-t", "5"]);
     assert!(!out.status.success());
+    // The limit is checked per second of the 5 s test: ending within 4 s means the server ended
+    // it on the measurement (after about 1 s), not the client at -t 5.
     assert!(started.elapsed() < Duration::from_secs(4), "ended early, not at -t");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("total required bandwidth is larger than server limit"), "{err}");
