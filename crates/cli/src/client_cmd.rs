@@ -135,7 +135,7 @@ pub fn run(
     let code = match &outcome.error {
         None => 0,
         // Interrupted because stdout's reader went away: end without a word (main exits 0).
-        Some(_) if crate::signals::reader_gone() => 0,
+        Some(_) if wireperf_sys::stdout::reader_gone() => 0,
         Some(e) => {
             let msg = match e {
                 wireperf_engine::EngineError::ClientTerminated => "interrupt - the client has terminated".to_string(),

@@ -59,7 +59,7 @@ impl ServerHooks for Hooks {
             m.test_done(outcome);
         }
         // Ended because stdout's reader went away: nothing to say, and nobody to say it to.
-        if let Some(e) = outcome.error.as_ref().filter(|_| !crate::signals::reader_gone()) {
+        if let Some(e) = outcome.error.as_ref().filter(|_| !wireperf_sys::stdout::reader_gone()) {
             if self.out.json {
                 let mut report = outcome.report.clone();
                 report.error = Some(e.to_string());

@@ -26,9 +26,3 @@ pub fn interrupt_flag() -> Arc<AtomicBool> {
 pub fn raise() {
     interrupt_flag().store(true, Ordering::Relaxed);
 }
-
-/// True when the run ended because nobody reads its output any more: it then exits quietly
-/// (status 0, no "interrupt" line), as `grep -q` and `head` expect of the program they cut off.
-pub fn reader_gone() -> bool {
-    wireperf_sys::stdout::reader_gone()
-}

@@ -56,7 +56,7 @@ fn run_closed(args: &[&str], limit: Duration) -> (ExitStatus, String, Duration) 
     let mut child = command(args).stdout(writer).spawn().expect("spawn wireperf");
     let err = collect(child.stderr.take());
     let (status, took) = wait_within(&mut child, limit);
-    std::thread::sleep(Duration::from_millis(20));
+    await_eof(&[&err]);
     let err = String::from_utf8_lossy(&err.lock().unwrap()).into_owned();
     (status, err, took)
 }
@@ -72,7 +72,7 @@ fn run_head1(args: &[&str], limit: Duration) -> (ExitStatus, String, String, Dur
         let _ = out.read_line(&mut line);
     } // the reader closes here
     let (status, took) = wait_within(&mut child, limit);
-    std::thread::sleep(Duration::from_millis(20));
+    await_eof(&[&err]);
     let err = String::from_utf8_lossy(&err.lock().unwrap()).into_owned();
     (status, err, line, took)
 }
@@ -182,7 +182,7 @@ fn a_server_ends_cleanly_when_its_log_reader_goes_away() {
     drop(out); // the log's reader goes away; the server learns it at its next line
     let client = run_client(&wireperf(), &["-c", "127.0.0.1", "-p", &p, "-t", "5", "-J"]);
     let (status, took) = wait_within(&mut server, Duration::from_secs(15));
-    std::thread::sleep(Duration::from_millis(20));
+    await_eof(&[&err]);
     let err = String::from_utf8_lossy(&err.lock().unwrap()).into_owned();
     assert_quiet("server, head -1", status, &err);
     assert!(took < Duration::from_secs(10), "the server must stop at the closed log, took {took:?}");
