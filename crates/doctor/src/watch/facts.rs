@@ -7,6 +7,7 @@ use super::sample::HostFacts;
 use crate::goodput::Limit;
 use crate::read::KernelLogSource;
 use crate::root::Root;
+use crate::snapshot::{BusKind, LinkSnapshot};
 
 /// The sysctls a fix for a window or socket-buffer limit would change.
 pub const SYSCTLS: &[&str] = &[
@@ -29,18 +30,28 @@ pub fn read_live(iface: Option<&str>) -> HostFacts {
     if let Ok(report) = crate::inspect(&opts)
         && let Some(link) = report.interfaces.first().map(|i| &i.link)
     {
-        f.link_mbps = link.speed_mbps;
-        f.mtu = link.mtu;
-        if let Some(g) = link.goodput {
-            f.goodput_tcp_bps = Some(g.tcp_bps);
-            f.goodput_udp_bps = Some(g.udp_bps);
-            f.usb_limited = g.limited_by == Limit::UsbBus;
-        }
+        link_facts(link, &mut f);
     }
     if let Ok(Some(r)) = crate::root_rate_limit(iface) {
         f.shaper = Some((r.kind, r.rate_bps));
     }
     f
+}
+
+/// The line rate, MTU and goodput ceiling of `link`. A virtual interface (veth, bridge, tun)
+/// reports a nominal speed (a veth says 10000 Mbit/s) that limits nothing: a veth pair on a
+/// fast host carries more than that, so it is no ceiling and the link rule must not cite it.
+fn link_facts(link: &LinkSnapshot, f: &mut HostFacts) {
+    f.link_mbps = link.speed_mbps;
+    f.mtu = link.mtu;
+    if link.bus == Some(BusKind::Virtual) {
+        return;
+    }
+    if let Some(g) = link.goodput {
+        f.goodput_tcp_bps = Some(g.tcp_bps);
+        f.goodput_udp_bps = Some(g.udp_bps);
+        f.usb_limited = g.limited_by == Limit::UsbBus;
+    }
 }
 
 /// The [`SYSCTLS`] under `root`, keyed with dots (`net.ipv4.tcp_rmem`).
@@ -52,4 +63,36 @@ pub fn read_sysctls(root: &Root) -> BTreeMap<String, String> {
             Some((k.replace('/', "."), v.split_whitespace().collect::<Vec<_>>().join(" ")))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::snapshot::Duplex;
+
+    fn link(bus: BusKind) -> LinkSnapshot {
+        LinkSnapshot {
+            speed_mbps: Some(10_000),
+            mtu: Some(1500),
+            bus: Some(bus),
+            goodput: Some(crate::theoretical_goodput(10_000, Some(Duplex::Full), 1500, None)),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_veths_nominal_speed_is_no_ceiling() {
+        let mut f = HostFacts::default();
+        link_facts(&link(BusKind::Virtual), &mut f);
+        assert_eq!(f.link_mbps, Some(10_000));
+        assert_eq!(f.goodput_tcp_bps, None);
+        assert_eq!(f.goodput_udp_bps, None);
+    }
+
+    #[test]
+    fn a_real_nics_line_rate_is_a_ceiling() {
+        let mut f = HostFacts::default();
+        link_facts(&link(BusKind::Pci), &mut f);
+        assert!(f.goodput_tcp_bps.is_some_and(|g| g > 9_000_000_000 && g < 10_000_000_000), "{f:?}");
+    }
 }
