@@ -38,6 +38,13 @@ pub struct SenderLimits {
     /// wireperf server sent the reply).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spurious_retransmits: Option<u64>,
+    /// The smallest round trip the streams saw (TCP_INFO), µs: the path's base.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_rtt_us: Option<u64>,
+    /// The mean of the streams' smoothed round trips, µs: with the base, whether a queue
+    /// filled (absent from an older wireperf server's reply).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_rtt_us: Option<u64>,
 }
 
 /// Starts watching this host for a test to or from `peer` (the interface is the route's).
@@ -58,6 +65,7 @@ pub fn start_watch(peer: Option<IpAddr>, interval: Duration) -> Option<Watch> {
 /// this host sending in `local_sends` direction.
 pub fn sender_limits(end: &End, local_sends: bool) -> Option<SenderLimits> {
     let mut out: Option<SenderLimits> = None;
+    let (mut rtt_sum, mut rtt_n) = (0u64, 0u64);
     for s in end.streams.iter().filter_map(|s| s.sender.as_ref()).filter(|s| s.sender == local_sends) {
         let Some(busy) = s.busy_time_us else { continue };
         let o = out.get_or_insert_with(SenderLimits::default);
@@ -67,6 +75,17 @@ pub fn sender_limits(end: &End, local_sends: bool) -> Option<SenderLimits> {
         if let Some(sp) = s.wireperf_spurious_retransmits {
             *o.spurious_retransmits.get_or_insert(0) += sp;
         }
+        // A stream whose kernel saw no round trip reports 0: not a base.
+        if let Some(m) = s.min_rtt.filter(|m| *m > 0) {
+            o.min_rtt_us = Some(o.min_rtt_us.map_or(m, |x| x.min(m)));
+        }
+        if let Some(m) = s.mean_rtt.filter(|m| *m > 0) {
+            rtt_sum += m;
+            rtt_n += 1;
+        }
+    }
+    if let Some(o) = out.as_mut() {
+        o.mean_rtt_us = (rtt_n > 0).then(|| rtt_sum / rtt_n);
     }
     out
 }
@@ -91,7 +110,26 @@ pub fn directions(report: &TestReport, server_sender: Option<SenderLimits>) -> V
     } else {
         out.push(direction(!reverse, udp, forward, end, server_sender));
     }
-    out.into_iter().flatten().collect()
+    let probes = report.wireperf_latency.as_ref().and_then(wireperf_latency::LatencySummary::from_json);
+    let mut out: Vec<Direction> = out.into_iter().flatten().collect();
+    for (i, d) in out.iter_mut().enumerate() {
+        // The forward direction's rates are the intervals' `sum`, a bidir test's way back
+        // their `sum_bidir_reverse`.
+        let back = bidir && i == 1;
+        d.interval_bps = report
+            .intervals
+            .iter()
+            .filter_map(|iv| if back { iv.sum_bidir_reverse.as_ref() } else { Some(&iv.sum) })
+            .filter(|s| !s.omitted && s.seconds > 0.0)
+            .map(|s| s.bits_per_second)
+            .collect();
+        if let Some(p) = &probes {
+            d.round_trips.probe_idle_ms = p.idle_ms.map(|x| x.p50);
+            d.round_trips.probe_loaded_ms = p.loaded_ms.map(|x| x.p50);
+            d.round_trips.probe_loaded_p99_ms = p.loaded_ms.map(|x| x.p99);
+        }
+    }
+    out
 }
 
 fn direction(
@@ -126,6 +164,8 @@ fn direction(
             d.rwnd_limited_us = Some(l.rwnd_limited_us);
             d.sndbuf_limited_us = Some(l.sndbuf_limited_us);
             d.spurious_retransmits = l.spurious_retransmits;
+            d.round_trips.tcp_min_rtt_us = l.min_rtt_us;
+            d.round_trips.tcp_mean_rtt_us = l.mean_rtt_us;
         }
     }
     Some(d)
@@ -294,13 +334,52 @@ mod tests {
     }
 
     #[test]
+    fn round_trips_and_interval_rates_reach_the_rules() {
+        let mut r = report(0, "TCP");
+        let snd = |min, mean| Summary {
+            sender: true,
+            busy_time_us: Some(1),
+            min_rtt: Some(min),
+            mean_rtt: Some(mean),
+            ..Default::default()
+        };
+        r.end.streams = vec![
+            EndStream { sender: Some(snd(80, 400)), ..Default::default() },
+            EndStream { sender: Some(snd(60, 600)), ..Default::default() },
+            // A stream whose kernel saw no round trip reports zeros: no base.
+            EndStream { sender: Some(snd(0, 0)), ..Default::default() },
+        ];
+        r.end.sum_received = Some(Summary::default());
+        for (bps, omitted) in [(1e8, true), (4e8, false), (5e8, false)] {
+            let mut iv = wireperf_protocol::schema::Interval::default();
+            iv.sum.bits_per_second = bps;
+            iv.sum.seconds = 1.0;
+            iv.sum.omitted = omitted;
+            r.intervals.push(iv);
+        }
+        r.wireperf_latency = Some(serde_json::json!({"bogus": true}));
+        let d = &directions(&r, None)[0];
+        assert_eq!((d.round_trips.tcp_min_rtt_us, d.round_trips.tcp_mean_rtt_us), (Some(60), Some(500)));
+        assert_eq!(d.interval_bps, vec![4e8, 5e8], "omitted intervals are left out");
+        assert_eq!(d.round_trips.probe_idle_ms, None, "a value that is no latency summary gives no probes");
+    }
+
+    #[test]
     fn download_takes_the_far_senders_limits_from_its_reply() {
         let mut r = report(1, "TCP");
         r.end.sum_received = Some(Summary::default());
-        let far = SenderLimits { busy_us: 10, rwnd_limited_us: 9, sndbuf_limited_us: 0, spurious_retransmits: Some(2) };
+        let far = SenderLimits {
+            busy_us: 10,
+            rwnd_limited_us: 9,
+            spurious_retransmits: Some(2),
+            min_rtt_us: Some(70),
+            mean_rtt_us: Some(450),
+            ..Default::default()
+        };
         let d = directions(&r, Some(far));
         assert!(!d[0].client_sends);
         assert_eq!((d[0].rwnd_limited_us, d[0].spurious_retransmits), (Some(9), Some(2)));
+        assert_eq!((d[0].round_trips.tcp_min_rtt_us, d[0].round_trips.tcp_mean_rtt_us), (Some(70), Some(450)));
         assert_eq!(directions(&r, None)[0].busy_us, None);
     }
 

@@ -16,11 +16,13 @@
 //! - `series.rs` — deltas over a series (CPU shares, MIB/NIC counter changes, NET_RX split).
 //! - `verdict.rs` — [`Verdict`], [`Limit`], the stable [`ids`], and the rules' inputs.
 //! - `rules.rs` — [`diagnose`]: the pure rules.
+//! - `path.rs` — `path-bottleneck`: the box between the hosts as the ceiling.
 //! - `render.rs` — the verdict as text lines.
 
 pub mod cost;
 pub mod facts;
 pub mod parse;
+pub mod path;
 pub mod render;
 pub mod rules;
 pub mod sample;
@@ -36,4 +38,4 @@ pub use cost::WatchCost;
 pub use rules::{diagnose, retransmit_split};
 pub use sample::{HostFacts, Sample, Series};
 pub use sampler::{Watch, WatchConfig};
-pub use verdict::{Direction, Hosts, Limit, RetransmitSplit, Side, Verdict, ids};
+pub use verdict::{Direction, Hosts, Limit, RetransmitSplit, RoundTrips, Side, Verdict, ids};

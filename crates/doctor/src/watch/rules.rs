@@ -24,6 +24,9 @@ const CPU_SATURATED: f64 = 0.9;
 const STARVED_SHARE: f64 = 0.5;
 /// See [`STARVED_SHARE`].
 const STARVED_RATIO: f64 = 4.0;
+/// A CPU that ran at least this share of the host's NET_RX softirqs took the receive work of
+/// one queue alone (RPS off): saturated, it is the receive path's ceiling.
+const NET_RX_CONCENTRATED: f64 = 0.75;
 /// Real retransmits above this share of the segments sent are path loss.
 const LOSS_SHARE: f64 = 0.001;
 /// Drops above this share of the datagrams are a finding.
@@ -31,11 +34,11 @@ const DROP_SHARE: f64 = 0.001;
 /// A TCP segment's payload, to estimate segments when the sender's counters were not seen.
 const MSS_ESTIMATE: f64 = 1448.0;
 
-fn pct(x: f64) -> String {
+pub(super) fn pct(x: f64) -> String {
     format!("{:.0}%", x * 100.0)
 }
 
-fn limit(id: &str, side: Side, strength: f64, evidence: Vec<String>, fix: Vec<String>) -> Limit {
+pub(super) fn limit(id: &str, side: Side, strength: f64, evidence: Vec<String>, fix: Vec<String>) -> Limit {
     Limit { limit: id.to_string(), side, evidence, fix, strength }
 }
 
@@ -53,9 +56,10 @@ pub fn diagnose(dir: &Direction, hosts: Hosts<'_>) -> Verdict {
     let retransmits = retransmit_split(dir, hosts);
     tcp_limited(dir, &mut found);
     loss(dir, hosts, retransmits, &mut found, &mut not_checked);
+    let mut host_bound = false;
     for (side, role) in [(sender, Role::Sender), (receiver, Role::Receiver)] {
         if let Some(s) = hosts.of(side).filter(|s| s.usable()) {
-            cpu(dir, s, side, role, &mut found);
+            host_bound |= cpu(dir, s, side, role, &mut found);
             if role == Role::Receiver {
                 nic_drops(s, side, &mut found);
                 tcp_socket_drops(dir, s, side, &mut found);
@@ -63,6 +67,7 @@ pub fn diagnose(dir: &Direction, hosts: Hosts<'_>) -> Verdict {
         }
     }
     disk(dir, &mut found);
+    super::path::path_bottleneck(dir, hosts, host_bound, &mut found);
     found.sort_by(|a, b| b.strength.total_cmp(&a.strength));
     let mut it = found.into_iter();
     let main = it.next().unwrap_or_else(|| unknown(dir, hosts, retransmits));
@@ -321,13 +326,18 @@ fn loss(
 /// threads also sat on that CPU's run queue for a good part of the watch, the test was starved
 /// of it; a starved receiver reads slowly, so its window closes and the sender shows
 /// `rwnd_limited` time: then the CPU is the cause and the window limit only its sign.
-fn cpu(dir: &Direction, s: &Series, side: Side, role: Role, found: &mut Vec<Limit>) {
+///
+/// Returns whether the CPU was shown to bind the test on this host (starved, busy with the
+/// test itself, or saturated by the network stack on a CPU that ran most of the host's NET_RX):
+/// a queue that fills then fills on this host, and no `path-bottleneck` is named. A CPU merely
+/// busy with other work, or with softirq spread over the CPUs, is not.
+fn cpu(dir: &Direction, s: &Series, side: Side, role: Role, found: &mut Vec<Limit>) -> bool {
     let shares = s.cpu_shares();
     let mine = s.own_main_cpu();
     let saturated = |c: &&super::series::CpuShare| c.busy >= CPU_SATURATED;
     let on_mine = mine.and_then(|m| shares.iter().filter(saturated).find(|c| c.cpu == m.cpu));
     let Some(hot) = on_mine.or_else(|| shares.iter().filter(saturated).max_by(|a, b| a.busy.total_cmp(&b.busy))) else {
-        return;
+        return false;
     };
     let id = if role == Role::Sender { ids::SENDER_CPU } else { ids::RECEIVER_CPU };
     let mut ev = vec![format!(
@@ -373,6 +383,8 @@ fn cpu(dir: &Direction, s: &Series, side: Side, role: Role, found: &mut Vec<Limi
     if let Some(r) = rx.get(hot.cpu).filter(|_| net_share >= 0.4) {
         ev.push(format!("CPU{} ran {} of the host's NET_RX softirqs", hot.cpu, pct(*r)));
     }
+    let rx_on_one = shares.len() <= 1 || rx.get(hot.cpu).is_some_and(|r| *r >= NET_RX_CONCENTRATED);
+    let bound = starved || who == "the test itself" || (who == "the network stack (softirq)" && rx_on_one);
     let mut fix = Vec::new();
     let iface = s.iface.as_deref().unwrap_or("IFACE");
     if net_share >= 0.4 && s.rps_off() == Some(true) && shares.len() > 1 {
@@ -411,6 +423,7 @@ fn cpu(dir: &Direction, s: &Series, side: Side, role: Role, found: &mut Vec<Limi
         strength = strength.max(0.55 + share.min(1.0) / 2.0) + 0.05;
     }
     found.push(limit(id, side, strength, ev, fix));
+    bound
 }
 
 /// `nic-drops`: the receiver's NIC, its ring or the per-CPU backlog dropped frames.

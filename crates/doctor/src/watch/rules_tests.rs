@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use super::parse::CpuTimes;
 use super::sample::{HostFacts, Sample, Series};
-use super::verdict::{Direction, Hosts, Side, ids};
+use super::verdict::{Direction, Hosts, RoundTrips, Side, ids};
 use super::{diagnose, render::render};
 
 /// A two-sample series over `secs` seconds with `cpus` per-CPU deltas (busy ticks by kind).
@@ -437,4 +437,107 @@ fn driver_counters_show_where_the_nic_dropped() {
     assert_eq!((v.main.limit.as_str(), v.main.side), (ids::NIC_DROPS, Side::Server), "{v:?}");
     assert!(v.main.evidence.iter().any(|e| e == "eth0 driver counter rx_queue_0_drops rose by 800 (ethtool -S)"));
     assert!(v.main.evidence.iter().all(|e| !e.contains("tx_timeout")), "unchanged counters are not cited");
+}
+
+/// A TCP upload through a queue that filled: flat at `bps`, round trips from `idle` to
+/// `loaded` ms in the probes.
+fn through_a_queue(bps: f64, idle: f64, loaded: f64) -> Direction {
+    let mut d = tcp_up(bps);
+    d.interval_bps = vec![bps * 0.6, bps * 1.01, bps * 0.98, bps];
+    d.round_trips = RoundTrips {
+        probe_idle_ms: Some(idle),
+        probe_loaded_ms: Some(loaded),
+        probe_loaded_p99_ms: Some(loaded * 1.6),
+        ..Default::default()
+    };
+    d
+}
+
+#[test]
+fn a_router_queue_that_fills_is_the_path_not_loss() {
+    // The home lab of issue 24: Reno through a router shaped to 500 Mbit/s: 477 Mbit/s, its
+    // queue filled (probes 0.11 → 12 ms) and overflowed (250 real retransmits of 80k segments,
+    // which alone read as `path-loss`).
+    let c = series(3.0, &idle(2), &[("Tcp.OutSegs", 80_000)], &[]);
+    let s = series(3.0, &idle(2), &[], &[]);
+    let mut d = through_a_queue(477e6, 0.11, 12.0);
+    d.retransmits = Some(300);
+    d.spurious_retransmits = Some(50);
+    let v = diagnose(&d, Hosts { client: Some(&c), server: Some(&s) });
+    assert_eq!((v.main.limit.as_str(), v.main.side), (ids::PATH_BOTTLENECK, Side::Path), "{v:?}");
+    assert!(v.also.iter().all(|a| a.limit != ids::PATH_LOSS), "the loss is the queue's: {:?}", v.also);
+    let ev = v.main.evidence.join("\n");
+    assert!(ev.contains("held flat at 477 Mbits/sec"), "{ev}");
+    assert!(ev.contains("from 0.11 ms idle to 12.00 ms"), "{ev}");
+    assert!(ev.contains("250 real retransmits") && ev.contains("overflow"), "{ev}");
+    let fix = v.main.fix.join("\n");
+    assert!(fix.contains("about 477 Mbits/sec") && fix.contains("router") && fix.contains("11.9 ms"), "{fix}");
+    // The same figures with round trips that stayed flat: the loss is the path's own.
+    let mut flat = d.clone();
+    flat.round_trips.probe_loaded_ms = Some(0.13);
+    flat.round_trips.probe_loaded_p99_ms = Some(0.3);
+    let v = diagnose(&flat, Hosts { client: Some(&c), server: Some(&s) });
+    assert_eq!(v.main.limit, ids::PATH_LOSS, "{v:?}");
+}
+
+#[test]
+fn bbrs_short_queue_shows_in_the_senders_own_round_trips() {
+    // BBR through the same router: the probes' medians barely move, the stream's smoothed
+    // round trip rose from 74 µs to 452 µs on average.
+    let c = series(3.0, &idle(2), &[], &[]);
+    let mut d = through_a_queue(480e6, 0.12, 0.08);
+    d.round_trips.tcp_min_rtt_us = Some(74);
+    d.round_trips.tcp_mean_rtt_us = Some(452);
+    let v = diagnose(&d, Hosts { client: Some(&c), server: None });
+    assert_eq!(v.main.limit, ids::PATH_BOTTLENECK, "{v:?}");
+    let ev = v.main.evidence.join("\n");
+    assert!(ev.contains("TCP round trip rose from 0.07 ms (its minimum) to 0.45 ms"), "{ev}");
+    assert!(ev.contains("the other host was not seen"), "{ev}");
+    // Scheduling noise is not a queue: 74 → 200 µs is under the 0.25 ms floor.
+    d.round_trips.tcp_mean_rtt_us = Some(200);
+    assert_eq!(diagnose(&d, Hosts { client: Some(&c), server: None }).main.limit, ids::UNKNOWN);
+}
+
+#[test]
+fn a_rate_that_did_not_hold_flat_is_no_path_ceiling() {
+    let c = series(3.0, &idle(2), &[], &[]);
+    let mut d = through_a_queue(300e6, 0.1, 10.0);
+    d.interval_bps = vec![100e6, 400e6, 200e6, 420e6];
+    assert_eq!(diagnose(&d, Hosts { client: Some(&c), server: None }).main.limit, ids::UNKNOWN);
+    // One interval after slow start cannot show a flat rate either.
+    d.interval_bps = vec![100e6, 300e6];
+    assert_eq!(diagnose(&d, Hosts { client: Some(&c), server: None }).main.limit, ids::UNKNOWN);
+}
+
+#[test]
+fn a_receiver_cpu_saturated_by_softirq_on_one_core_is_the_host_not_the_path() {
+    // The Pi again, its backlog queueing: round trips rose, the rate held flat, and the queue
+    // was on the Pi.
+    let mut cpus = idle(4);
+    cpus[0] = CpuTimes { user: 5, system: 40, softirq: 150, irq: 3, idle: 2, steal: 0 };
+    let s = series(2.0, &cpus, &[], &[]);
+    let c = series(2.0, &idle(4), &[], &[]);
+    let v = diagnose(&through_a_queue(1.1e9, 0.2, 3.0), Hosts { client: Some(&c), server: Some(&s) });
+    assert_eq!((v.main.limit.as_str(), v.main.side), (ids::RECEIVER_CPU, Side::Server), "{v:?}");
+    assert!(v.also.iter().all(|a| a.limit != ids::PATH_BOTTLENECK), "{:?}", v.also);
+}
+
+#[test]
+fn a_cpu_busy_with_softirq_spread_over_the_cpus_does_not_hide_the_path() {
+    // Both hosts in one kernel beside other tests (CI): each CPU 95% busy, NET_RX even.
+    let busy = CpuTimes { user: 20, system: 30, softirq: 140, idle: 10, ..Default::default() };
+    let s = series(2.0, &[busy, busy], &[], &[]);
+    let v = diagnose(&through_a_queue(480e6, 0.1, 8.0), Hosts { client: Some(&s), server: Some(&s) });
+    assert_eq!(v.main.limit, ids::PATH_BOTTLENECK, "{v:?}");
+    assert!(v.also.iter().any(|a| a.limit == ids::RECEIVER_CPU), "{:?}", v.also);
+}
+
+#[test]
+fn a_ceiling_of_a_hosts_own_interface_outranks_the_path() {
+    // A shaper on the client's egress queues there too; it is named, with its rate.
+    let mut c = series(2.0, &idle(2), &[], &[]);
+    c.facts.shaper = Some(("tbf".into(), 100_000_000));
+    let v = diagnose(&through_a_queue(95e6, 0.1, 5.0), Hosts { client: Some(&c), server: None });
+    assert_eq!(v.main.limit, ids::SHAPER);
+    assert!(v.also.iter().all(|a| a.limit != ids::PATH_BOTTLENECK), "{:?}", v.also);
 }

@@ -16,8 +16,11 @@ pub mod ids {
     pub const SHAPER: &str = "shaper";
     /// The USB bus under an adapter.
     pub const USB_BUS: &str = "usb-bus";
-    /// Real retransmits or UDP loss on the path.
+    /// Real retransmits or UDP loss on the path, with no queue filling on it.
     pub const PATH_LOSS: &str = "path-loss";
+    /// A box between the hosts (a router, a switch, a modem) is the ceiling: no host limited
+    /// the test, the rate held flat and round trips rose as its queue filled.
+    pub const PATH_BOTTLENECK: &str = "path-bottleneck";
     /// The sender waited for the receiver's TCP window.
     pub const RECEIVER_WINDOW: &str = "receiver-window";
     /// The sender waited for its own send buffer.
@@ -133,6 +136,32 @@ pub struct Direction {
     pub socket_drops_are_packets: bool,
     /// A file phase: the disk's own rate for this direction (read or write), bit/s.
     pub disk_bps: Option<f64>,
+    /// The receiver's rate in each reporting interval, bit/s, in order (omitted ones left
+    /// out): whether the rate held flat.
+    pub interval_bps: Vec<f64>,
+    /// Round trips idle and under this direction's load: whether a queue filled.
+    pub round_trips: RoundTrips,
+}
+
+/// Round trips without and with the test's load, from the two sources that see them.
+///
+/// The latency probes (`--latency`, the suite) measure a separate flow's round trip before
+/// the test and beside it: a queue the test fills delays them. The sender's TCP_INFO has the
+/// flow's own minimum (the path's base) and its smoothed round trip sampled each interval: a
+/// queue shows as the mean well above the minimum, even under BBR, whose short queue the
+/// probes' medians can miss.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RoundTrips {
+    /// Probes before the load: median, ms.
+    pub probe_idle_ms: Option<f64>,
+    /// Probes under the load: median, ms.
+    pub probe_loaded_ms: Option<f64>,
+    /// Probes under the load: 99th percentile, ms.
+    pub probe_loaded_p99_ms: Option<f64>,
+    /// The sender's TCP_INFO: the smallest round trip its streams saw, µs.
+    pub tcp_min_rtt_us: Option<u64>,
+    /// The sender's TCP_INFO: the mean of its streams' smoothed round trips, µs.
+    pub tcp_mean_rtt_us: Option<u64>,
 }
 
 impl Direction {
