@@ -55,7 +55,7 @@ fn run_live(cfg: &ClientConfig, obs: Box<dyn Observer + Send>, interrupt: &Arc<A
     let mut probe = LatencyProbe::new(&mut peer, &cfg.host, cfg.port, latency);
     let outcome = run_client_finishing(&watched, &mut probe, interrupt, &controls.finish);
     let latency = probe.finish(&outcome.report);
-    let far = peer.far();
+    let far = (peer.far(), peer.declined());
     drop(live_obs);
     if let Err(e) = view.close() {
         eprintln!("wireperf: warning - live view: {e}");
@@ -66,8 +66,9 @@ fn run_live(cfg: &ClientConfig, obs: Box<dyn Observer + Send>, interrupt: &Arc<A
 /// The latency probes' phase and settings (`--latency`), or `None`.
 type Probe = Option<(Phase, LatencyConfig)>;
 
-/// A finished run: the outcome, the far side's watch samples, the latency figures.
-type Ran = (Outcome, Option<WatchReply>, Option<LatencySummary>);
+/// A finished run: the outcome, the far side's watch reply (and whether it declined to share
+/// its host), the latency figures.
+type Ran = (Outcome, (Option<WatchReply>, bool), Option<LatencySummary>);
 
 /// Runs the test with plain output; the far side's watch samples and the latency figures
 /// come back with it.
@@ -76,7 +77,7 @@ fn run_plain(cfg: &ClientConfig, obs: &mut dyn Observer, interrupt: &AtomicBool,
     let mut probe = LatencyProbe::new(&mut peer, &cfg.host, cfg.port, latency);
     let outcome = run_client(cfg, &mut probe, interrupt);
     let latency = probe.finish(&outcome.report);
-    (outcome, peer.far(), latency)
+    (outcome, (peer.far(), peer.declined()), latency)
 }
 
 /// Runs the client; returns the exit status. `save` is the history database to store the run
@@ -116,7 +117,7 @@ pub fn run(
     let interval = cfg.interval.unwrap_or(Duration::from_secs(1));
     let watch = if why { bottleneck::start_watch(bottleneck::peer_ip(&cfg.host, cfg.port), interval) } else { None };
     let probe = latency.map(|l| (Phase::of_test(cfg.params.reverse, cfg.params.bidirectional), l));
-    let (mut outcome, far, latency) = if live {
+    let (mut outcome, (far, declined), latency) = if live {
         run_live(cfg, output, &interrupt, probe)
     } else {
         run_plain(cfg, output.as_mut(), &interrupt, probe)
@@ -130,8 +131,13 @@ pub fn run(
         let _ = stdout.write_all(&c.take());
         let _ = stdout.flush();
     }
-    let verdicts =
-        (why && outcome.error.is_none()).then(|| bottleneck::verdicts(&outcome.report, local.as_ref(), far.as_ref()));
+    let verdicts = (why && outcome.error.is_none()).then(|| {
+        let mut v = bottleneck::verdicts(&outcome.report, local.as_ref(), far.as_ref());
+        if declined {
+            bottleneck::note_declined(&mut v);
+        }
+        v
+    });
     let code = match &outcome.error {
         None => 0,
         // Interrupted because stdout's reader went away: end without a word (main exits 0).
@@ -157,7 +163,11 @@ pub fn run(
             1
         }
     };
-    let watched = why::Watched { client: local.as_ref(), server: far.as_ref().map(|r| &r.series) };
+    let watched = why::Watched {
+        client: local.as_ref(),
+        server: far.as_ref().map(|r| &r.series),
+        server_host: far.as_ref().and_then(|r| r.host.as_ref()),
+    };
     match &verdicts {
         Some(v) if out.json && out.json_stream => {
             sink.raw(&format!("{}\n", serde_json::json!({"event": "wireperf", "data": why::extension(v, watched)})));

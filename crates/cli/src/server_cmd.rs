@@ -19,6 +19,8 @@ struct Hooks {
     concurrent: bool,
     /// `--log-format`.
     log_format: LogFormat,
+    /// What a client that asks is told of this host.
+    share: std::sync::Arc<wireperf_suite::bottleneck::HostSharing>,
 }
 
 impl Hooks {
@@ -51,7 +53,7 @@ impl ServerHooks for Hooks {
             let text = TextObserver::server(self.sink.clone(), &self.out);
             if self.concurrent { Box::new(text.with_prefix(format!("[test {test_no}]"))) } else { Box::new(text) }
         };
-        wireperf_suite::latency_echo::server_observer(crate::debug_out::wrap(inner, self.out.debug))
+        wireperf_suite::latency_echo::server_observer(crate::debug_out::wrap(inner, self.out.debug), self.share.clone())
     }
 
     fn test_done(&mut self, _test_no: u64, outcome: &Outcome) {
@@ -134,6 +136,7 @@ pub fn run(cfg: &ServerConfig, out: &OutputOpts, proc: &ServerProcess) -> i32 {
         metrics,
         concurrent: cfg.max_tests > 1,
         log_format: proc.log_format,
+        share: std::sync::Arc::new(proc.share.clone()),
     };
     let res = server.run(&mut hooks, &stop);
     sink.flush();

@@ -6,6 +6,7 @@
 //! nothing here runs, and plain iperf3 output is unchanged.
 
 use serde_json::{Value, json};
+use wireperf_doctor::share::SharedHost;
 use wireperf_doctor::watch::{self, Series, Verdict};
 use wireperf_protocol::schema::TestReport;
 
@@ -16,6 +17,8 @@ pub struct Watched<'a> {
     pub client: Option<&'a Series>,
     /// The wireperf server's series (`None` against a stock server).
     pub server: Option<&'a Series>,
+    /// The server's doctor, when it shared it.
+    pub server_host: Option<&'a SharedHost>,
 }
 
 impl Watched<'_> {
@@ -44,13 +47,42 @@ pub fn render_text(verdicts: &[Verdict], watched: Watched<'_>) -> String {
         out.push_str(&watch::render::render(v));
         out.push('\n');
     }
+    if let Some(h) = watched.server_host {
+        out.push_str(&server_host_text(h));
+    }
     out.push_str(&watched.cost_text());
     out
 }
 
-/// The `wireperf` extension of a `-J` document: the verdicts and the watch's cost.
+/// The server's doctor in `--why` text: its interface, then each finding with its first fix
+/// (to run on the server).
+fn server_host_text(h: &SharedHost) -> String {
+    let l = &h.link;
+    let speed = l.speed_mbps.map(|s| format!(", {s} Mbit/s {} duplex", l.duplex.as_deref().unwrap_or("unknown")));
+    let mut out = format!(
+        "Server's doctor on {} ({}{}): {}\n",
+        h.iface,
+        l.driver.as_deref().unwrap_or("driver unknown"),
+        speed.unwrap_or_default(),
+        if h.findings.is_empty() { "no findings".to_string() } else { format!("{} finding(s)", h.findings.len()) }
+    );
+    for f in &h.findings {
+        out.push_str(&format!("  {} {}: {}\n", f.severity, f.id, f.summary));
+        if let Some(fix) = f.fix.first() {
+            out.push_str(&format!("    fix on the server: {fix}\n"));
+        }
+    }
+    out
+}
+
+/// The `wireperf` extension of a `-J` document: the verdicts, the watch's cost and the
+/// server's doctor when it shared it.
 pub fn extension(verdicts: &[Verdict], watched: Watched<'_>) -> Value {
-    json!({ "bottleneck": verdicts, "watch_cost": watched.cost_json() })
+    let mut v = json!({ "bottleneck": verdicts, "watch_cost": watched.cost_json() });
+    if let (Some(h), Some(m)) = (watched.server_host, v.as_object_mut()) {
+        m.insert("server_host".into(), serde_json::to_value(h).unwrap_or(Value::Null));
+    }
+    v
 }
 
 /// The `-J` document with the verdicts under `wireperf.bottleneck` and the cost under
@@ -73,7 +105,7 @@ mod tests {
         let cost = WatchCost { seconds: 2.0, during_ns: 1_000_000, samples: 2, edges_ns: 4_000_000 };
         let client = Series { cost: Some(cost), ..Default::default() };
         let older = Series::default();
-        let w = Watched { client: Some(&client), server: Some(&older) };
+        let w = Watched { client: Some(&client), server: Some(&older), server_host: None };
         let text = render_text(&[], w);
         assert!(text.contains("Watch cost (client): sampling used 1.0 ms CPU in 2.0 s (0.050 % of one core"), "{text}");
         assert!(text.contains("Watch cost (server): not reported (an older wireperf)"), "{text}");
@@ -81,7 +113,7 @@ mod tests {
         assert_eq!(j["client"]["cpu_ms"], 1.0);
         assert!(j["server"].is_null());
         // A stock server: no server line at all (the verdict says the far side was not seen).
-        let stock = render_text(&[], Watched { client: Some(&client), server: None });
+        let stock = render_text(&[], Watched { client: Some(&client), server: None, server_host: None });
         assert!(!stock.contains("(server)"), "{stock}");
     }
 }

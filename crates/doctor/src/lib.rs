@@ -15,6 +15,8 @@
 //!   (`ip`/`ethtool`/`tc` output, run live or replayed), `firmware.rs` (firmware search path).
 //! - `adapters.rs` — the adapter table and chip/revision identification (RTL8156 vs RTL8156B).
 //! - `goodput.rs` — [`theoretical_goodput`] of a link, with the USB bus ceiling.
+//! - `share.rs` — [`share::SharedHost`]: the findings and link facts a wireperf server shares with
+//!   its client, in a shape that crosses the wire and reads back.
 //! - `rules/` — one file per group of rules; `rules/mod.rs` has [`Finding`], [`Severity`], the registry.
 //! - `render.rs` — the text report. `json.rs` — the `--json` document (schema version [`json::SCHEMA_VERSION`]).
 //! - `apply.rs` — `--apply` planning/execution and `--undo`; `journal.rs` — the JSON journal of changes.
@@ -40,6 +42,7 @@ pub mod render;
 pub mod root;
 pub mod route;
 pub mod rules;
+pub mod share;
 pub mod snapshot;
 pub mod snapshot_capture;
 pub mod watch;

@@ -104,7 +104,9 @@ pub struct LatencySummary {
     /// Where the queue is and the fix, when the grade is bad (see [`crate::advice`]).
     #[serde(default)]
     pub advice: Vec<String>,
-    /// Every probe with its time, for charts (idle ones first).
+    /// Every probe with its time, for charts (idle ones first). Absent from a suite phase's
+    /// `latency` line (its report carries them), so it reads back empty.
+    #[serde(default)]
     pub series: Vec<Probe>,
 }
 
@@ -194,6 +196,30 @@ impl LatencySummary {
     /// exporter); `None` when it is not one.
     pub fn from_json(v: &serde_json::Value) -> Option<LatencySummary> {
         serde_json::from_value(v.clone()).ok()
+    }
+
+    /// One line of the figures a reader compares across phases: idle and loaded p50/p99, the
+    /// added latency, RPM and the grade (the suite prints one per phase).
+    pub fn line(&self) -> String {
+        let pair = |p: Option<Percentiles>| {
+            p.map_or("not measured".to_string(), |p| format!("p50 {:.2} ms, p99 {:.2} ms", p.p50, p.p99))
+        };
+        let mut out = format!("idle {}; loaded {}", pair(self.idle_ms), pair(self.loaded_ms));
+        if let Some(a) = self.added_ms {
+            out.push_str(&format!("; added {a:+.2} ms"));
+        }
+        if self.lost > 0 {
+            out.push_str(&format!("; {} of {} loaded probes lost", self.lost, self.probes));
+        }
+        out.push_str(&match self.rpm {
+            Some(r) => format!("; {r:.0} RPM"),
+            None => "; RPM not measured".to_string(),
+        });
+        out.push_str(&match self.grade {
+            Some(g) => format!("; grade {}", g.letter()),
+            None => "; no grade (no idle and loaded round trips to compare)".to_string(),
+        });
+        out
     }
 
     /// The text block printed after a test's summary.
@@ -312,6 +338,10 @@ mod tests {
         assert_eq!(j["loaded_ms"]["p50"], 85.0);
         assert_eq!(j["grade"], "D");
         assert!(j.get("series").is_none());
+        assert_eq!(
+            s.line(),
+            "idle p50 0.10 ms, p99 0.20 ms; loaded p50 85.00 ms, p99 100.00 ms; added +84.90 ms; 1 of 5 loaded probes lost; 651 RPM; grade D"
+        );
     }
 
     #[test]

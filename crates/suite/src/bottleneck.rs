@@ -10,18 +10,60 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use wireperf_doctor::share::{ShareSource, SharedHost};
 use wireperf_doctor::watch::{self, Direction, Hosts, Series, Verdict, Watch, WatchConfig};
 use wireperf_engine::{Event, Observer, ServerOutput};
 use wireperf_protocol::schema::{DropUnit, End, Summary, TestReport};
 
-/// What a wireperf server returns under `wireperf_watch`: its host's series, and its TCP
-/// senders' TCP_INFO "limited-by" times (a client cannot read the far sender's TCP_INFO).
+/// What a wireperf server returns under `wireperf_watch`: its host's series, its TCP
+/// senders' TCP_INFO "limited-by" times (a client cannot read the far sender's TCP_INFO), and
+/// its doctor's findings and link facts for the interface that carried the test.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct WatchReply {
     /// The server host's samples.
     pub series: Series,
     /// The server's sending streams, summed (absent when it did not send TCP).
     pub tcp_sender: Option<SenderLimits>,
+    /// The server host's doctor (absent from older servers, or when it could not run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<SharedHost>,
+}
+
+/// The reply of a server that shares nothing of its host (`--no-share-host`).
+pub const DECLINED_KEY: &str = "declined";
+/// What the client says for such a server.
+pub const DECLINED: &str = "the server shares nothing of its host (it runs with --no-share-host)";
+/// What [`crate::bottleneck`]'s rules say when the far host was not seen; replaced by
+/// [`DECLINED`] for a server that declined.
+const NOT_SEEN_PREFIX: &str = "the server's host was not seen";
+
+/// What a wireperf server tells a client that asks about its host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HostSharing {
+    /// Nothing: no samples, no doctor (`--no-share-host`).
+    Nothing,
+    /// Its samples and its doctor, read live or from [`ShareSource`]'s fixture.
+    Host(ShareSource),
+}
+
+impl Default for HostSharing {
+    fn default() -> Self {
+        HostSharing::Host(ShareSource::default())
+    }
+}
+
+/// Whether a watch value is a server's refusal to share.
+pub fn declined(v: &Value) -> bool {
+    v.get(DECLINED_KEY).is_some()
+}
+
+/// Says in `verdicts` that the far host declined, where the rules said it was not seen.
+pub fn note_declined(verdicts: &mut [Verdict]) {
+    for v in verdicts {
+        for n in v.not_checked.iter_mut().filter(|n| n.starts_with(NOT_SEEN_PREFIX)) {
+            *n = DECLINED.to_string();
+        }
+    }
 }
 
 /// TCP_INFO "limited-by" times of a host's sending streams, summed, µs.
@@ -127,7 +169,10 @@ pub fn directions(report: &TestReport, server_sender: Option<SenderLimits>) -> V
             d.round_trips.probe_idle_ms = p.idle_ms.map(|x| x.p50);
             d.round_trips.probe_loaded_ms = p.loaded_ms.map(|x| x.p50);
             d.round_trips.probe_loaded_p99_ms = p.loaded_ms.map(|x| x.p99);
+            d.round_trips.one_way_added_ms =
+                p.one_way_added_ms.map(|w| if d.client_sends { w.up_ms } else { w.down_ms });
         }
+        d.round_trips.shared_with_other_direction = bidir;
     }
     out
 }
@@ -218,6 +263,11 @@ impl<'a> PeerWatch<'a> {
     pub fn far(&self) -> Option<WatchReply> {
         self.reply.as_ref().and_then(parse_reply)
     }
+
+    /// The server declined to share its host (`--no-share-host`).
+    pub fn declined(&self) -> bool {
+        self.reply.as_ref().is_some_and(declined)
+    }
 }
 
 impl Observer for PeerWatch<'_> {
@@ -241,6 +291,7 @@ impl Observer for PeerWatch<'_> {
 /// run `tc`/`ethtool`) are read only when the client collects the series.
 pub struct ServerWatch {
     inner: Box<dyn Observer + Send>,
+    share: std::sync::Arc<HostSharing>,
     peer: Option<IpAddr>,
     watch: Option<Watch>,
     series: Option<Series>,
@@ -248,9 +299,10 @@ pub struct ServerWatch {
 }
 
 impl ServerWatch {
-    /// Wraps the server's output observer for one test.
-    pub fn new(inner: Box<dyn Observer + Send>) -> Self {
-        Self { inner, peer: None, watch: None, series: None, sender: None }
+    /// Wraps the server's output observer for one test; `share` says what a client that asks
+    /// is told.
+    pub fn new(inner: Box<dyn Observer + Send>, share: std::sync::Arc<HostSharing>) -> Self {
+        Self { inner, share, peer: None, watch: None, series: None, sender: None }
     }
 }
 
@@ -260,7 +312,7 @@ impl Observer for ServerWatch {
             Event::Accepted { host, .. } => self.peer = host.parse().ok(),
             // Only for a client that will ask for the series: the watcher is a thread, /proc
             // reads every second and `ethtool -S` twice, which a stock client never reads.
-            Event::WatchRequested if self.watch.is_none() => {
+            Event::WatchRequested if self.watch.is_none() && *self.share != HostSharing::Nothing => {
                 let (iface, setup_ns) = watch::cost::measured(|| self.peer.and_then(wireperf_doctor::interface_for));
                 let mut cfg = WatchConfig::live(iface, Duration::from_secs(1));
                 cfg.setup_ns = setup_ns;
@@ -280,13 +332,22 @@ impl Observer for ServerWatch {
     }
 
     fn watch_results(&mut self) -> Option<Value> {
+        let source = match &*self.share {
+            HostSharing::Nothing => return Some(serde_json::json!({ DECLINED_KEY: true })),
+            HostSharing::Host(source) => source,
+        };
         let mut series = self.series.take()?;
-        let (facts, ns) = watch::cost::measured(|| watch::facts::read_live(series.iface.as_deref()));
+        // The facts and the doctor run once, after the streams ended: `tc`, `ethtool` and the
+        // kernel log are read off the test's time and charged to the watch's cost.
+        let ((facts, host), ns) = watch::cost::measured(|| {
+            let facts = watch::facts::read_live(series.iface.as_deref());
+            (facts, wireperf_doctor::share::inspect_for_peer(series.iface.as_deref(), source))
+        });
         series.facts = facts;
         if let Some(c) = series.cost.as_mut() {
             c.charge_edges(ns);
         }
-        serde_json::to_value(WatchReply { series, tcp_sender: self.sender }).ok()
+        serde_json::to_value(WatchReply { series, tcp_sender: self.sender, host }).ok()
     }
 }
 

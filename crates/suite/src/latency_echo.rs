@@ -26,9 +26,15 @@ impl ServerEcho {
 }
 
 /// A server test's observer with everything a wireperf server offers beside the iperf3
-/// protocol: the host watch (`--why`) and the latency echo (`--latency`).
-pub fn server_observer(inner: Box<dyn Observer + Send>) -> Box<dyn Observer + Send> {
-    Box::new(ServerEcho::new(Box::new(crate::bottleneck::ServerWatch::new(inner))))
+/// protocol: the host watch and its doctor (`--why`, the suite; not with
+/// [`HostSharing::Nothing`]) and the latency echo (`--latency`).
+///
+/// [`HostSharing::Nothing`]: crate::bottleneck::HostSharing::Nothing
+pub fn server_observer(
+    inner: Box<dyn Observer + Send>,
+    share: std::sync::Arc<crate::bottleneck::HostSharing>,
+) -> Box<dyn Observer + Send> {
+    Box::new(ServerEcho::new(Box::new(crate::bottleneck::ServerWatch::new(inner, share))))
 }
 
 impl Observer for ServerEcho {

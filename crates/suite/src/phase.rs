@@ -93,6 +93,22 @@ pub struct PhaseResult {
     /// output rather than left as an empty list.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bottleneck_not_watched: Option<String>,
+    /// What the server told of its host in this phase's watch reply (the suite keeps one copy,
+    /// [`crate::SuiteResult::server_host`]).
+    #[serde(skip)]
+    pub far_host: FarHost,
+}
+
+/// What a server told of its host.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum FarHost {
+    /// Nothing: a stock iperf3 server, an older wireperf, a failed phase.
+    #[default]
+    NotSeen,
+    /// It runs with `--no-share-host`.
+    Declined,
+    /// Its doctor's findings and link facts.
+    Shared(Box<wireperf_doctor::share::SharedHost>),
 }
 
 impl PhaseResult {
@@ -127,6 +143,7 @@ impl PhaseResult {
             bottleneck: Vec::new(),
             cpu_load: None,
             bottleneck_not_watched: None,
+            far_host: FarHost::NotSeen,
         }
     }
 }
@@ -195,6 +212,14 @@ pub fn run_phase_probed(
             let far = peer.far();
             r.bottleneck = bottleneck::verdicts(&r.report, local.as_ref(), far.as_ref());
             r.cpu_load = Some(bottleneck::cpu_load(local.as_ref(), far.as_ref()));
+            r.far_host = match far.and_then(|f| f.host) {
+                Some(h) => FarHost::Shared(Box::new(h)),
+                None if peer.declined() => FarHost::Declined,
+                None => FarHost::NotSeen,
+            };
+            if peer.declined() {
+                bottleneck::note_declined(&mut r.bottleneck);
+            }
         }
         return r;
     }

@@ -32,8 +32,11 @@ pub struct SuiteConfig {
     pub baseline: bool,
     /// Talk iperf 2's protocol (a stock `iperf -s`, port 5001 by default): TCP phases only.
     pub iperf2: bool,
-    /// Probe round trips idle and under each TCP phase's load (`--latency`).
+    /// Probe round trips idle and under each TCP phase's load (on unless `--no-latency`).
     pub latency: Option<crate::latency::LatencyConfig>,
+    /// The TCP congestion control both senders use (`-C`); `None`: each host's default. A
+    /// verdict depends on it (a loss-based sender fills a router's queue, BBR keeps it short).
+    pub congestion: Option<String>,
 }
 
 /// Receives progress while the suite runs (the CLI draws it).
@@ -73,6 +76,11 @@ pub struct SuiteResult {
     pub disk: Option<DiskResult>,
     /// Why the disk check failed.
     pub disk_error: Option<String>,
+    /// The server's host as its doctor saw it, when it shared it (a wireperf server).
+    pub server_host: Option<wireperf_doctor::share::SharedHost>,
+    /// Why the server's host is not there: a stock server, or one that shares nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_host_note: Option<String>,
 }
 
 impl SuiteResult {
@@ -103,7 +111,7 @@ struct Quiet;
 impl ServerHooks for Quiet {
     fn listening(&mut self, _port: u16, _test_no: u64) {}
     fn new_test(&mut self, _test_no: u64) -> Box<dyn Observer + Send> {
-        crate::latency_echo::server_observer(Box::new(NullObserver))
+        crate::latency_echo::server_observer(Box::new(NullObserver), Default::default())
     }
     fn test_done(&mut self, _test_no: u64, _outcome: &Outcome) {}
     fn log(&mut self, _line: &str) {}
@@ -159,7 +167,10 @@ pub fn run_suite(cfg: &SuiteConfig, progress: &mut dyn Progress, interrupt: &Ato
             break;
         }
         progress.phase_start(phase, cfg.time);
-        let params = phase.params(cfg.time, cfg.parallel, udp_rate);
+        let mut params = phase.params(cfg.time, cfg.parallel, udp_rate);
+        if phase != Phase::Udp {
+            params.congestion = cfg.congestion.clone();
+        }
         let r = if cfg.iperf2 {
             crate::phase::run_phase_iperf2(&cfg.base, phase, cfg.time, cfg.parallel)
         } else {
@@ -235,7 +246,19 @@ pub fn run_suite(cfg: &SuiteConfig, progress: &mut dyn Progress, interrupt: &Ato
             Err(e) => disk_error = Some(e.to_string()),
         }
     }
+    let server_host = verdict::server_host(&results).cloned();
+    let server_host_note = match server_host {
+        Some(_) => None,
+        None if results.iter().any(|p| p.far_host == crate::phase::FarHost::Declined) => {
+            Some(crate::bottleneck::DECLINED.to_string())
+        }
+        None => {
+            Some("the server's host was not seen (a stock iperf3 server, or an older wireperf, shares none)".into())
+        }
+    };
     SuiteResult {
+        server_host,
+        server_host_note,
         server: cfg.base.host.clone(),
         port: cfg.base.port,
         seconds: cfg.time,

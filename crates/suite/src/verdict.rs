@@ -5,8 +5,10 @@
 //! below 50 % something is wrong.
 
 use crate::link::{Ceiling, LinkContext};
-use crate::phase::{Phase, PhaseResult};
+use crate::phase::{FarHost, Phase, PhaseResult};
 use serde::Serialize;
+use wireperf_doctor::share::SharedHost;
+use wireperf_doctor::watch::Side;
 use wireperf_protocol::outcome::words::{count, rate};
 
 /// How a measurement compares with what the path can carry.
@@ -127,26 +129,32 @@ pub fn limited_words(report: &wireperf_protocol::schema::TestReport) -> Option<S
 
 /// Verdicts for every phase, plus the asymmetry remark.
 pub fn judge_all(phases: &[PhaseResult], link: &LinkContext) -> Vec<Verdict> {
-    let findings = link.serious_findings();
+    let serious = link.serious_findings();
+    let server = server_host(phases);
     let mut out = Vec::new();
     for p in phases.iter().filter(|p| p.error.is_none()) {
         let name = p.phase.name();
+        let cited = |direction: &str| cited_findings(p, direction, &serious, server);
+        let (up, down) = (cited("upload"), cited("download"));
+        let (up, down): (Vec<&str>, Vec<&str>) =
+            (up.iter().map(String::as_str).collect(), down.iter().map(String::as_str).collect());
+        let (up, down) = (up.as_slice(), down.as_slice());
         match p.phase {
             // The file phase is judged against the disk, not the link (see `disk`).
             Phase::File => {}
             Phase::Upload | Phase::Udp => {
                 let c = link.ceiling_for("upload");
-                out.push(judge(name, "upload", p.upload_bps, p.upload_retransmits, c, &findings));
+                out.push(judge(name, "upload", p.upload_bps, p.upload_retransmits, c, up));
             }
             Phase::Download => {
                 let c = link.ceiling_for("download");
-                out.push(judge(name, "download", p.download_bps, p.download_retransmits, c, &findings));
+                out.push(judge(name, "download", p.download_bps, p.download_retransmits, c, down));
             }
             Phase::Bidir => {
                 let c = link.ceiling_for("upload");
-                out.push(judge(name, "upload", p.upload_bps, p.upload_retransmits, c, &findings));
+                out.push(judge(name, "upload", p.upload_bps, p.upload_retransmits, c, up));
                 let c = link.ceiling_for("download");
-                out.push(judge(name, "download", p.download_bps, p.download_retransmits, c, &findings));
+                out.push(judge(name, "download", p.download_bps, p.download_retransmits, c, down));
             }
         }
     }
@@ -163,18 +171,71 @@ pub fn judge_all(phases: &[PhaseResult], link: &LinkContext) -> Vec<Verdict> {
     out
 }
 
+/// The first phase's copy of the server's shared host, when it shared one.
+pub fn server_host(phases: &[PhaseResult]) -> Option<&SharedHost> {
+    phases.iter().find_map(|p| match &p.far_host {
+        FarHost::Shared(h) => Some(&**h),
+        _ => None,
+    })
+}
+
+/// The serious doctor findings that the phase's bottleneck verdict for `direction`
+/// (`upload`: client→server) points at: its main limit's host's findings (this host's, or
+/// the server's when it shared them, named "on the server") that explain that limit (see
+/// [`Limit::findings_behind`]). The others are listed once per host under the suite's doctor
+/// findings, not on every verdict.
+///
+/// [`Limit::findings_behind`]: wireperf_doctor::watch::Limit::findings_behind
+fn cited_findings(
+    p: &PhaseResult,
+    direction: &str,
+    client: &[&'static str],
+    server: Option<&SharedHost>,
+) -> Vec<String> {
+    let label = if direction == "upload" { "client→server" } else { "server→client" };
+    let Some(v) = p.bottleneck.iter().find(|v| v.direction == label) else { return Vec::new() };
+    let behind = v.main.findings_behind();
+    match v.main.side {
+        Side::Client => client.iter().filter(|f| behind.contains(f)).map(|f| f.to_string()).collect(),
+        Side::Server => server
+            .map(|h| h.serious_ids())
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|f| behind.contains(f))
+            .map(|f| format!("{f} on the server"))
+            .collect(),
+        Side::Path => Vec::new(),
+    }
+}
+
 /// "download is 64% slower than upload" when one direction is well below the other.
 pub fn asymmetry(phases: &[PhaseResult]) -> Option<String> {
-    let up = phases.iter().find(|p| p.phase == Phase::Upload && p.error.is_none())?.upload_bps;
-    let down = phases.iter().find(|p| p.phase == Phase::Download && p.error.is_none())?.download_bps;
+    let up_phase = phases.iter().find(|p| p.phase == Phase::Upload && p.error.is_none())?;
+    let down_phase = phases.iter().find(|p| p.phase == Phase::Download && p.error.is_none())?;
+    let (up, down) = (up_phase.upload_bps, down_phase.download_bps);
     if up <= 0.0 || down <= 0.0 {
         return None;
     }
-    let (slow, fast, slow_name, fast_name) =
-        if down < up { (down, up, "download", "upload") } else { (up, down, "upload", "download") };
+    let (slow, fast, slow_name, fast_name, slow_phase, label) = if down < up {
+        (down, up, "download", "upload", down_phase, "server→client")
+    } else {
+        (up, down, "upload", "download", up_phase, "client→server")
+    };
+    // When the watch named the slower direction's limit, the remark points at it instead of
+    // guessing at the receiver.
+    let limit = slow_phase.bottleneck.iter().find(|v| v.direction == label).map(|v| &v.main);
+    let look = match limit {
+        Some(l) if l.limit == wireperf_doctor::watch::ids::PATH_BOTTLENECK => {
+            format!("the path between the hosts holds the {slow_name} (see its bottleneck)")
+        }
+        Some(l) if l.limit != wireperf_doctor::watch::ids::UNKNOWN => {
+            format!("its bottleneck is {} on the {} (see below)", l.limit, l.side.as_str())
+        }
+        _ => format!("look at the receiving side of the {slow_name} (driver, RPS, rings)"),
+    };
     (slow < 0.7 * fast).then(|| {
         format!(
-            "{slow_name} ({}) is {:.0}% slower than {fast_name} ({}): look at the receiving side of the {slow_name} (driver, RPS, rings)",
+            "{slow_name} ({}) is {:.0}% slower than {fast_name} ({}): {look}",
             rate(slow),
             (1.0 - slow / fast) * 100.0,
             rate(fast)
@@ -186,6 +247,7 @@ pub fn asymmetry(phases: &[PhaseResult]) -> Option<String> {
 mod tests {
     use super::*;
     use crate::link::CeilingSource;
+    use wireperf_doctor::watch::ids;
 
     fn ceiling(bps: u64) -> Ceiling {
         Ceiling {
@@ -227,9 +289,9 @@ mod tests {
         assert_eq!(v.grade, Grade::Good);
     }
 
-    #[test]
-    fn asymmetry_is_reported_only_when_large() {
-        let mk = |phase, up, down| PhaseResult {
+    /// A phase that measured `up` and `down` bit/s and nothing else.
+    fn phase_result(phase: Phase, up: f64, down: f64) -> PhaseResult {
+        PhaseResult {
             phase,
             upload_bps: up,
             download_bps: down,
@@ -243,10 +305,90 @@ mod tests {
             latency: None,
             cpu_load: None,
             bottleneck_not_watched: None,
-        };
+            far_host: Default::default(),
+        }
+    }
+
+    #[test]
+    fn asymmetry_is_reported_only_when_large() {
+        let mk = phase_result;
         let s = asymmetry(&[mk(Phase::Upload, 2.3e9, 0.0), mk(Phase::Download, 0.0, 0.6e9)]).unwrap();
         assert!(s.starts_with("download (600 Mbit/s) is 74% slower than upload"), "{s}");
         assert!(asymmetry(&[mk(Phase::Upload, 1e9, 0.0), mk(Phase::Download, 0.0, 0.9e9)]).is_none());
+        // The watch named the slower direction's limit: the remark points at it.
+        let mut up = mk(Phase::Upload, 191e6, 0.0);
+        up.bottleneck = vec![wireperf_doctor::watch::Verdict {
+            direction: "client→server".into(),
+            main: wireperf_doctor::watch::Limit {
+                limit: ids::PATH_BOTTLENECK.into(),
+                side: wireperf_doctor::watch::Side::Path,
+                evidence: Vec::new(),
+                fix: Vec::new(),
+                strength: 0.9,
+            },
+            also: Vec::new(),
+            retransmits: None,
+            far_side_seen: true,
+            not_checked: Vec::new(),
+        }];
+        let s = asymmetry(&[up, mk(Phase::Download, 0.0, 431e6)]).unwrap();
+        assert!(s.ends_with("the path between the hosts holds the upload (see its bottleneck)"), "{s}");
+    }
+
+    #[test]
+    fn a_verdict_cites_only_the_findings_its_bottleneck_points_at() {
+        use wireperf_doctor::watch::{Limit, Side, Verdict as Bottleneck};
+        let limit = |id: &str, side, evidence: &[&str]| Limit {
+            limit: id.into(),
+            side,
+            evidence: evidence.iter().map(|e| e.to_string()).collect(),
+            fix: Vec::new(),
+            strength: 1.0,
+        };
+        let verdict = |direction: &str, main| Bottleneck {
+            direction: direction.into(),
+            main,
+            also: Vec::new(),
+            retransmits: None,
+            far_side_seen: true,
+            not_checked: Vec::new(),
+        };
+        let mut p = phase_result(Phase::Bidir, 477e6, 600e6);
+        p.bottleneck = vec![
+            // The upload's limit was the path: no finding of the client explains it.
+            verdict("client→server", limit(ids::PATH_BOTTLENECK, Side::Path, &[])),
+            // The download's receiver (the client) had one CPU full of softirq, RPS off.
+            verdict(
+                "server→client",
+                limit(ids::RECEIVER_CPU, Side::Client, &["used by the network stack (softirq)", "RPS is off on eth0"]),
+            ),
+        ];
+        let serious = ["rps-off", "generic-usb-driver"];
+        assert!(cited_findings(&p, "upload", &serious, None).is_empty());
+        assert_eq!(cited_findings(&p, "download", &serious, None), ["rps-off"]);
+        // A CPU busy with the test's own copies is not RPS's to fix.
+        p.bottleneck[1].main = limit(ids::RECEIVER_CPU, Side::Client, &["used by the test itself"]);
+        assert!(cited_findings(&p, "download", &serious, None).is_empty());
+        // A link ceiling on the client is what the generic USB driver explains...
+        p.bottleneck[1].main = limit(ids::LINK, Side::Client, &[]);
+        assert_eq!(cited_findings(&p, "download", &serious, None), ["generic-usb-driver"]);
+        // ...but not one on the server: the client's doctor did not look there...
+        p.bottleneck[1].main = limit(ids::LINK, Side::Server, &[]);
+        assert!(cited_findings(&p, "download", &serious, None).is_empty());
+        // ...the server's did, when it shared its findings.
+        let server = SharedHost {
+            findings: vec![wireperf_doctor::share::SharedFinding {
+                id: "generic-usb-driver".into(),
+                severity: "crit".into(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        assert_eq!(cited_findings(&p, "download", &serious, Some(&server)), ["generic-usb-driver on the server"]);
+        p.bottleneck[1].main = limit(ids::PATH_BOTTLENECK, Side::Path, &[]);
+        assert!(cited_findings(&p, "download", &serious, Some(&server)).is_empty());
+        let text = judge("bidir", "download", 600e6, 0, None, &[]).text;
+        assert!(!text.contains("see doctor finding"), "{text}");
     }
 
     #[test]

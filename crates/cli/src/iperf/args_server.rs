@@ -47,4 +47,15 @@ pub struct PublicServerArgs {
     /// Format of the one-line records about each test (stderr, or --logfile).
     #[arg(long = "log-format", value_name = "FORMAT", value_enum, help_heading = PUBLIC_SERVER)]
     pub log_format: Option<LogFormat>,
+    /// Share nothing of this host with clients: no samples during a test (`--why`, the suite)
+    /// and no doctor findings or link facts. For a server anyone can reach.
+    #[arg(long = "no-share-host", help_heading = PUBLIC_SERVER)]
+    pub no_share_host: bool,
+    /// Read the host facts shared with clients from this directory instead of `/` (as
+    /// `doctor --root`; its non-loopback interface stands for the test's): for tests and demos.
+    #[arg(long = "host-root", value_name = "DIR", help_heading = PUBLIC_SERVER, conflicts_with = "no_share_host")]
+    pub host_root: Option<std::path::PathBuf>,
+    /// Read the kernel log shared with clients from this file (as `doctor --kernel-log`).
+    #[arg(long = "host-kernel-log", value_name = "FILE", help_heading = PUBLIC_SERVER, conflicts_with = "no_share_host")]
+    pub host_kernel_log: Option<std::path::PathBuf>,
 }

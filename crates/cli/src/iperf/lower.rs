@@ -87,6 +87,8 @@ pub struct ServerProcess {
     pub metrics: Option<String>,
     /// `--log-format`: the operator's log records as text or JSON lines.
     pub log_format: crate::iperf::args_server::LogFormat,
+    /// What of this host a client that asks is told (`--no-share-host`, `--host-root`).
+    pub share: wireperf_suite::bottleneck::HostSharing,
 }
 
 /// Why `--sctp`, `-X` and `--nstreams` are refused.

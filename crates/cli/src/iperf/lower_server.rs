@@ -57,6 +57,14 @@ pub(super) fn lower(a: &IperfArgs, common: Common) -> Result<(Mode, Pending), Pa
         pidfile: a.pidfile.clone(),
         metrics: a.metrics.clone(),
         log_format: a.public.log_format.unwrap_or_default(),
+        share: if a.public.no_share_host {
+            wireperf_suite::bottleneck::HostSharing::Nothing
+        } else {
+            wireperf_suite::bottleneck::HostSharing::Host(wireperf_doctor::share::ShareSource {
+                root: a.public.host_root.clone(),
+                kernel_log: a.public.host_kernel_log.clone(),
+            })
+        },
     };
     Ok((Mode::Server(Box::new(cfg), common.out, proc), pending))
 }

@@ -45,16 +45,29 @@ pub struct SuiteArgs {
     /// Do not measure a loopback baseline when a direction is slow.
     #[arg(long)]
     pub no_baseline: bool,
-    /// Probe round trips idle and under each TCP phase's load: percentiles, added latency,
-    /// responsiveness (RPM) and a grade A-F per phase (each phase's JSON gets `latency`).
-    #[arg(long)]
+    /// Do not probe round trips idle and under each TCP phase's load. By default the suite
+    /// measures them (percentiles, added latency, responsiveness (RPM) and a grade A-F per
+    /// phase, each phase's JSON gets `latency`): a queue that fills between the hosts is how
+    /// the verdict tells the path from the hosts.
+    #[arg(long = "no-latency")]
+    pub no_latency: bool,
+    /// Accepted for older scripts: latency is measured by default.
+    #[arg(long, hide = true, conflicts_with = "no_latency")]
     pub latency: bool,
+    /// TCP congestion control for both directions' senders (as iperf3's `-C`: reno, cubic,
+    /// bbr, ...); default: each host's own.
+    #[arg(short = 'C', long = "congestion", value_name = "ALGO")]
+    pub congestion: Option<String>,
     /// Time between latency probes, ms (10-5000).
     #[arg(long = "latency-interval", value_name = "MS", default_value_t = 100, value_parser = crate::shared::latency::parse_interval)]
     pub latency_interval: u64,
     /// Print the whole result as one JSON document.
     #[arg(long)]
     pub json: bool,
+    /// Also write the whole result as one JSON document to FILE (the text still goes to
+    /// stdout): a script keeps the figures, the user reads the verdicts.
+    #[arg(long = "json-file", value_name = "FILE")]
+    pub json_file: Option<PathBuf>,
     /// Do not store the run in the history database.
     #[arg(long)]
     pub no_save: bool,
@@ -81,7 +94,8 @@ impl SuiteArgs {
             disk_bytes: a.disk_mib.max(1) * 1024 * 1024,
             baseline: !a.no_baseline,
             iperf2: a.iperf2,
-            latency: crate::shared::latency::config(a.latency, a.latency_interval),
+            latency: crate::shared::latency::config(!a.no_latency, a.latency_interval),
+            congestion: a.congestion.clone(),
         }
     }
 }

@@ -50,18 +50,25 @@ pub fn run(a: &SuiteArgs) -> i32 {
             }
         }
     };
+    let mut doc = serde_json::to_value(&result).unwrap_or_default();
+    if let (Some(id), Some(obj)) = (saved, doc.as_object_mut()) {
+        obj.insert("saved_run".into(), serde_json::json!(id.0));
+    }
+    let json = match serde_json::to_string_pretty(&doc) {
+        Ok(j) => j,
+        Err(e) => {
+            eprintln!("wireperf: error - cannot encode the result: {e}");
+            return 1;
+        }
+    };
+    if let Some(path) = &a.json_file
+        && let Err(e) = std::fs::write(path, format!("{json}\n"))
+    {
+        eprintln!("wireperf: error - cannot write the JSON result to {}: {e}", path.display());
+        return 1;
+    }
     if a.json {
-        let mut doc = serde_json::to_value(&result).unwrap_or_default();
-        if let (Some(id), Some(obj)) = (saved, doc.as_object_mut()) {
-            obj.insert("saved_run".into(), serde_json::json!(id.0));
-        }
-        match serde_json::to_string_pretty(&doc) {
-            Ok(j) => outln!("{j}"),
-            Err(e) => {
-                eprintln!("wireperf: error - cannot encode the result: {e}");
-                return 1;
-            }
-        }
+        outln!("{json}");
     } else {
         out!("{}", render(&result));
         if let Some(id) = saved {

@@ -47,6 +47,19 @@ pub fn render(r: &SuiteResult) -> String {
             Some(e) => s.push_str(&format!("{:<10} failed: {e}\n", p.phase.name())),
         }
     }
+    let latency: Vec<(&str, wireperf_latency::LatencySummary)> = r
+        .phases
+        .iter()
+        .filter_map(|p| {
+            Some((p.phase.name(), p.latency.as_ref().and_then(wireperf_latency::LatencySummary::from_json)?))
+        })
+        .collect();
+    if !latency.is_empty() {
+        s.push_str("\nlatency under load:\n");
+        for (phase, l) in &latency {
+            s.push_str(&format!("  {phase:<9} {}\n", l.line()));
+        }
+    }
     if !r.verdicts.is_empty() {
         s.push_str("\nverdicts:\n");
         for v in &r.verdicts {
@@ -66,13 +79,13 @@ pub fn render(r: &SuiteResult) -> String {
                 s.push_str(&format!("  {}: {why}\n", p.phase.name()));
             }
             for v in &p.bottleneck {
-                s.push_str(&format!(
-                    "  {} {}: {} ({})\n",
-                    p.phase.name(),
-                    v.direction,
-                    v.main.limit,
-                    v.main.side.as_str()
-                ));
+                // An unknown limit has no place: say so rather than print a side.
+                let place = if v.main.limit == wireperf_doctor::watch::ids::UNKNOWN {
+                    "no rule matched on either host or the path".to_string()
+                } else {
+                    v.main.side.as_str().to_string()
+                };
+                s.push_str(&format!("  {} {}: {} ({place})\n", p.phase.name(), v.direction, v.main.limit));
                 for e in &v.main.evidence {
                     s.push_str(&format!("      {e}\n"));
                 }
@@ -115,6 +128,41 @@ pub fn render(r: &SuiteResult) -> String {
             s.push_str(&format!("  {:<4} {}: {}\n", format!("{:?}", f.severity).to_lowercase(), f.id, f.summary));
         }
         s.push_str("  (run `wireperf doctor` for evidence and fixes)\n");
+    }
+    match (&r.server_host, &r.server_host_note) {
+        (Some(h), _) => s.push_str(&server_host(h)),
+        (None, Some(note)) => s.push_str(&format!("\nserver's host: {note}\n")),
+        (None, None) => {}
+    }
+    s
+}
+
+/// The server's shared host: its link in one line, then each finding with its first fix,
+/// which is to be run there.
+fn server_host(h: &wireperf_doctor::share::SharedHost) -> String {
+    let l = &h.link;
+    let mut link: Vec<String> = Vec::new();
+    link.extend(l.driver.clone());
+    if let Some(speed) = l.speed_mbps {
+        link.push(format!("{speed} Mbit/s {} duplex", l.duplex.as_deref().unwrap_or("unknown")));
+    }
+    link.extend(l.mtu.map(|m| format!("MTU {m}")));
+    link.extend(l.usb_speed_mbps.map(|u| format!("USB link {u} Mbit/s")));
+    if h.from_fixture {
+        link.push("read from --host-root".into());
+    }
+    let mut s = format!("\nserver's host: {} ({})\n", h.iface, link.join(", "));
+    if h.findings.is_empty() {
+        s.push_str("  its doctor found nothing\n");
+    }
+    for f in &h.findings {
+        s.push_str(&format!("  {:<4} {}: {}\n", f.severity, f.id, f.summary));
+        if let Some(fix) = f.fix.first() {
+            s.push_str(&format!("       fix on the server: {fix}\n"));
+        }
+    }
+    for e in h.kernel_events.iter().take(5) {
+        s.push_str(&format!("  kernel log on the server: {e}\n"));
     }
     s
 }

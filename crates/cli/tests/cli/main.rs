@@ -17,6 +17,7 @@ mod concurrency;
 mod doctor_live;
 #[cfg(feature = "exporter")]
 mod exporter;
+mod far_host_lab;
 mod file_transfer;
 mod flowlabel;
 mod harness;
@@ -34,6 +35,7 @@ mod minimal;
 mod mptcp;
 mod options;
 mod params;
+mod path_lab;
 mod peers;
 mod regression;
 mod report;

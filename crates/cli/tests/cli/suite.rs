@@ -123,6 +123,34 @@ fn text_output_has_the_table_and_verdicts() {
     {
         assert!(text.contains(needle), "missing {needle:?} in\n{text}");
     }
+    // Latency under load is measured by default, and a reader sees it: one line per TCP phase
+    // with idle and loaded p50/p99, RPM and the grade.
+    let block = text.split("latency under load:\n").nth(1).unwrap_or_else(|| panic!("no latency block in\n{text}"));
+    for phase in ["upload", "download", "bidir"] {
+        let line =
+            block.lines().find(|l| l.trim_start().starts_with(phase)).unwrap_or_else(|| panic!("{phase}: {text}"));
+        for needle in ["idle p50 ", " ms, p99 ", "; loaded p50 ", " RPM", "; grade "] {
+            assert!(line.contains(needle), "{phase}: missing {needle:?} in {line:?}");
+        }
+    }
+}
+
+/// `--no-latency` sends no probes: no phase has round trips, and the text says none.
+#[test]
+fn no_latency_skips_the_probes() {
+    let v = suite_json(&wireperf(), &["--no-latency", "--no-save"]);
+    let phases = v["phases"].as_array().expect("phases");
+    assert_eq!(phases.len(), 3, "{v}");
+    for p in phases {
+        assert!(p["error"].is_null() && p["latency"].is_null(), "{p}");
+        assert!(p["report"].get("wireperf_latency").is_none_or(|l| l.is_null()), "{p}");
+    }
+    let server = start_server(&wireperf(), &[]);
+    let port = server.port.to_string();
+    let out = run_client(&wireperf(), &["suite", "127.0.0.1", "-p", &port, "-t", "1", "--no-latency", "--no-save"]);
+    assert_ok(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("verdicts:") && !text.contains("latency under load"), "{text}");
 }
 
 #[test]
@@ -163,13 +191,16 @@ fn against_a_stock_iperf2_server() {
     }
 }
 
-/// `suite --latency`: every TCP phase carries its `latency` object in the shape the issue
-/// names, its loaded phase is the phase's own, and the probes themselves are in the phase's
-/// report; against wireperf and a stock iperf3 (whose idle probes must not break the phases).
+/// The suite's latency (on by default; `--latency` is still accepted): every TCP phase carries
+/// its `latency` object in the shape the issue names, its loaded phase is the phase's own, and
+/// the probes themselves are in the phase's report; against wireperf and a stock iperf3 (whose
+/// idle probes must not break the phases).
 #[test]
 fn suite_latency_gives_each_phase_its_round_trips() {
     for bin in [wireperf(), iperf3()] {
-        let v = suite_json(&bin, &["--latency", "--latency-interval", "50", "--no-save"]);
+        // The old flag is still accepted; the default measures the same.
+        let old_flag: &[&str] = if bin == wireperf() { &[] } else { &["--latency"] };
+        let v = suite_json(&bin, &[old_flag, &["--latency-interval", "50", "--no-save"]].concat());
         let phases = v["phases"].as_array().expect("phases");
         assert_eq!(phases.len(), 3, "{v}");
         for p in phases {

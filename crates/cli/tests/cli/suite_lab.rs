@@ -12,7 +12,8 @@ fn suite_in_lab(rate: &'static str, extra_server_side: &dyn Fn(&Lab)) -> serde_j
     let server = lab.start_server(Side::B, &wireperf(), &[]);
     extra_server_side(&lab);
     let port = LAB_PORT.to_string();
-    let out = lab.run(Side::A, &wireperf(), &["suite", lab.addr(Side::B), "-p", &port, "-t", "2", "--json"]);
+    let out =
+        lab.run(Side::A, &wireperf(), &["suite", lab.addr(Side::B), "-p", &port, "-t", "2", "--no-latency", "--json"]);
     let _ = server.finish(Duration::from_secs(1));
     assert_ok(&out);
     json_of(&out)

@@ -33,7 +33,18 @@ pub struct QueueRise {
     /// The round trip with it, ms.
     pub loaded_ms: f64,
     /// Which measurement saw it.
-    pub by_probes: bool,
+    pub by: RiseSource,
+}
+
+/// The measurement that saw a queue rise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RiseSource {
+    /// Echo probes' one-way split: the delay added in this direction alone.
+    OneWay,
+    /// The probes' round-trip medians (a separate flow through the same queue).
+    Probes,
+    /// The sender's own smoothed round trip against its minimum.
+    Tcp,
 }
 
 impl QueueRise {
@@ -43,17 +54,30 @@ impl QueueRise {
     }
 }
 
-/// The rise of the round trips under load: the probes when they ran (a separate flow through
-/// the same queue), else the sender's own TCP round trips.
+/// The rise of the round trips under load, in this order of trust: the one-way delay this
+/// direction's load added (the only figure that holds when both directions are loaded), the
+/// probes' medians (a separate flow through the same queue), else the sender's own TCP round
+/// trips. With both directions loaded and no one-way split, none is said.
 pub fn queue_rise(rt: &RoundTrips) -> Option<QueueRise> {
     let rose = |base: f64, loaded: f64, floor: f64| loaded - base >= floor && loaded >= RISE_RATIO * base;
+    if let (Some(idle), Some(added)) = (rt.probe_idle_ms, rt.one_way_added_ms) {
+        let loaded = idle + added;
+        return rose(idle, loaded, PROBE_RISE_MS).then_some(QueueRise {
+            base_ms: idle,
+            loaded_ms: loaded,
+            by: RiseSource::OneWay,
+        });
+    }
+    if rt.shared_with_other_direction {
+        return None;
+    }
     if let (Some(idle), Some(loaded)) = (rt.probe_idle_ms, rt.probe_loaded_ms)
         && rose(idle, loaded, PROBE_RISE_MS)
     {
-        return Some(QueueRise { base_ms: idle, loaded_ms: loaded, by_probes: true });
+        return Some(QueueRise { base_ms: idle, loaded_ms: loaded, by: RiseSource::Probes });
     }
     let (min, mean) = (rt.tcp_min_rtt_us? as f64 / 1000.0, rt.tcp_mean_rtt_us? as f64 / 1000.0);
-    rose(min, mean, TCP_RISE_MS).then_some(QueueRise { base_ms: min, loaded_ms: mean, by_probes: false })
+    rose(min, mean, TCP_RISE_MS).then_some(QueueRise { base_ms: min, loaded_ms: mean, by: RiseSource::Tcp })
 }
 
 /// The largest share by which an interval after the first strays from their median; `None`
@@ -87,17 +111,22 @@ pub fn path_bottleneck(dir: &Direction, hosts: Hosts<'_>, host_bound: bool, foun
     let mut ev =
         vec![format!("the rate held flat at {rate} (every interval after the first within {} of it)", pct(spread))];
     let rt = &dir.round_trips;
-    ev.push(if rise.by_probes {
-        let p99 = rt.probe_loaded_p99_ms.map_or(String::new(), |p| format!(", p99 {p:.2} ms"));
-        format!(
+    let p99 = rt.probe_loaded_p99_ms.map_or(String::new(), |p| format!(", p99 {p:.2} ms"));
+    ev.push(match rise.by {
+        RiseSource::OneWay => format!(
+            "the load added {added:.2} ms one way, {} (echo probes' timestamps; round trip idle {:.2} ms{}): a queue filled between the hosts",
+            dir.label(),
+            rise.base_ms,
+            rt.probe_loaded_p99_ms.map_or(String::new(), |p| format!(", loaded p99 {p:.2} ms"))
+        ),
+        RiseSource::Probes => format!(
             "round trips rose under load from {:.2} ms idle to {:.2} ms (probe medians{p99}): a queue filled between the hosts",
             rise.base_ms, rise.loaded_ms
-        )
-    } else {
-        format!(
+        ),
+        RiseSource::Tcp => format!(
             "the sender's TCP round trip rose from {:.2} ms (its minimum) to {:.2} ms on average: a queue filled between the hosts",
             rise.base_ms, rise.loaded_ms
-        )
+        ),
     });
     let seen: Vec<&str> = [Side::Client, Side::Server]
         .into_iter()

@@ -541,3 +541,33 @@ fn a_ceiling_of_a_hosts_own_interface_outranks_the_path() {
     assert_eq!(v.main.limit, ids::SHAPER);
     assert!(v.also.iter().all(|a| a.limit != ids::PATH_BOTTLENECK), "{:?}", v.also);
 }
+
+#[test]
+fn in_a_bidir_test_only_the_one_way_delay_says_which_direction_queued() {
+    // Bidir through the router of issue 24, shaped toward the server only: the probes' round
+    // trips rose for both directions, the echo timestamps put 3.5 ms on the way up and none
+    // on the way down.
+    let c = series(3.0, &idle(2), &[], &[]);
+    let s = series(3.0, &idle(2), &[], &[]);
+    let hosts = Hosts { client: Some(&c), server: Some(&s) };
+    let mut up = through_a_queue(477e6, 0.08, 3.9);
+    up.round_trips.shared_with_other_direction = true;
+    let mut down = up.clone();
+    down.client_sends = false;
+    down.bits_per_second = 938e6;
+    down.interval_bps = vec![500e6, 930e6, 940e6, 938e6];
+    up.round_trips.one_way_added_ms = Some(3.5);
+    down.round_trips.one_way_added_ms = Some(0.02);
+    let v = diagnose(&up, hosts);
+    assert_eq!(v.main.limit, ids::PATH_BOTTLENECK, "{v:?}");
+    let ev = v.main.evidence.join("\n");
+    assert!(ev.contains("the load added 3.50 ms one way, client→server"), "{ev}");
+    let v = diagnose(&down, hosts);
+    assert_eq!(v.main.limit, ids::UNKNOWN, "the way down did not queue: {v:?}");
+    // Without the split (connect probes) a shared round trip names neither direction.
+    down.round_trips.one_way_added_ms = None;
+    assert_eq!(diagnose(&down, hosts).main.limit, ids::UNKNOWN);
+    down.round_trips.tcp_min_rtt_us = Some(80);
+    down.round_trips.tcp_mean_rtt_us = Some(2600);
+    assert_eq!(diagnose(&down, hosts).main.limit, ids::UNKNOWN, "its ACKs queued behind the upload");
+}

@@ -67,6 +67,27 @@ pub struct Limit {
     pub strength: f64,
 }
 
+impl Limit {
+    /// The doctor's static findings that can explain this limit, so a verdict cites a finding
+    /// only when the test's own evidence points at it: `rps-off` behind a CPU saturated by the
+    /// network stack (not behind a CPU busy with the test's own copies), a USB or duplex finding
+    /// behind a link or bus ceiling, the socket-buffer finding behind a window. A limit of the
+    /// path, a shaper or the disk is explained by no finding of either host.
+    pub fn findings_behind(&self) -> &'static [&'static str] {
+        // The CPU rule says "RPS is off" only when the network stack's softirq held that CPU.
+        let rps = self.evidence.iter().any(|e| e.starts_with("RPS is off"));
+        match self.limit.as_str() {
+            ids::SENDER_CPU | ids::RECEIVER_CPU if rps => &["rps-off"],
+            ids::LINK => &["half-duplex", "speed-below-capability", "generic-usb-driver", "usb2-link", "high-speed"],
+            ids::USB_BUS => &["usb2-link", "high-speed", "usb-bus-limit", "generic-usb-driver", "usb-protocol-errors"],
+            ids::RECEIVER_WINDOW | ids::SENDER_BUFFER | ids::RECEIVER_SOCKET => &["socket-buffers"],
+            ids::NIC_DROPS => &["small-rings", "rps-off", "firmware-missing", "usb-protocol-errors", "tx-timeouts"],
+            ids::PATH_LOSS => &["link-flaps", "half-duplex", "usb-protocol-errors", "tx-timeouts", "firmware-missing"],
+            _ => &[],
+        }
+    }
+}
+
 /// Retransmits split by what the DSACK counters say about them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RetransmitSplit {
@@ -158,6 +179,13 @@ pub struct RoundTrips {
     pub probe_loaded_ms: Option<f64>,
     /// Probes under the load: 99th percentile, ms.
     pub probe_loaded_p99_ms: Option<f64>,
+    /// The delay the load added in this direction alone, ms (echo probes' server timestamps
+    /// split the round trip; the clocks' offset cancels in loaded − idle).
+    pub one_way_added_ms: Option<f64>,
+    /// The round trips also crossed the other direction's load (a bidir test): without the
+    /// one-way split neither they nor the sender's own round trip (its ACKs queue behind the
+    /// other direction's data) say which direction's queue rose.
+    pub shared_with_other_direction: bool,
     /// The sender's TCP_INFO: the smallest round trip its streams saw, µs.
     pub tcp_min_rtt_us: Option<u64>,
     /// The sender's TCP_INFO: the mean of its streams' smoothed round trips, µs.

@@ -3,6 +3,7 @@
 //! and --apply/--undo on fixtures. The live system and a veth in a network namespace are
 //! tested through the `wireperf doctor` binary in the cli crate (`doctor_live.rs`).
 
+mod committed;
 mod fixture;
 mod scenarios;
 mod snapshot_apply;
