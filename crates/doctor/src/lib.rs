@@ -17,6 +17,8 @@
 //! - `goodput.rs` — [`theoretical_goodput`] of a link, with the USB bus ceiling.
 //! - `share.rs` — [`share::SharedHost`]: the findings and link facts a wireperf server shares with
 //!   its client, in a shape that crosses the wire and reads back.
+//! - `ends.rs` — [`ends::compare`]: the two hosts against each other (MTU, line rates, duplex,
+//!   receive buffers against the path's BDP), each finding naming both hosts' values.
 //! - `rules/` — one file per group of rules; `rules/mod.rs` has [`Finding`], [`Severity`], the registry.
 //! - `render.rs` — the text report. `json.rs` — the `--json` document (schema version [`json::SCHEMA_VERSION`]).
 //! - `apply.rs` — `--apply` planning/execution and `--undo`; `journal.rs` — the JSON journal of changes.
@@ -32,6 +34,7 @@
 pub mod adapters;
 pub mod apply;
 pub mod command;
+pub mod ends;
 pub mod error;
 pub mod goodput;
 pub mod journal;

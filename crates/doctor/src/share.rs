@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use crate::read::KernelLogSource;
 use crate::read::procfs::mask_is_zero;
 use crate::rules::{Finding, Severity};
-use crate::snapshot::{BusKind, Duplex, LinkSnapshot};
+use crate::snapshot::{BusKind, Duplex, HostSnapshot, LinkSnapshot};
 use crate::{InspectOptions, InterfaceReport};
 
 /// Where a server reads the facts it shares (`--host-root`, `--host-kernel-log`).
@@ -41,6 +41,10 @@ pub struct SharedHost {
     /// link down/up), as logged.
     #[serde(default)]
     pub kernel_events: Vec<String>,
+    /// The largest TCP receive buffer autotuning may grow to (`net.ipv4.tcp_rmem`'s third
+    /// value), bytes: what a receiver on this host can hold in flight.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp_rmem_max: Option<u64>,
 }
 
 /// The link facts a reader compares across the two hosts.
@@ -151,8 +155,9 @@ impl From<&LinkSnapshot> for SharedLink {
 
 impl SharedHost {
     /// The shared copy of one interface's doctor report.
-    pub fn from_report(r: &InterfaceReport, from_fixture: bool) -> SharedHost {
+    pub fn from_report(r: &InterfaceReport, host: &HostSnapshot, from_fixture: bool) -> SharedHost {
         SharedHost {
+            tcp_rmem_max: host.sysctl_ints("net.ipv4.tcp_rmem").and_then(|v| v.get(2).copied()),
             iface: r.link.name.clone(),
             from_fixture,
             link: SharedLink::from(&r.link),
@@ -171,7 +176,12 @@ impl SharedHost {
 /// `source` (its first non-loopback interface stands for the test's). `None` when there is
 /// nothing to read (no interface, or the doctor failed: the client then says the far host's
 /// configuration was not seen).
-pub fn inspect_for_peer(iface: Option<&str>, source: &ShareSource) -> Option<SharedHost> {
+///
+/// On the live host the kernel-log lines sent are those logged since `since_us` (the printk
+/// clock, µs: when the test's watch started), so the client reads what happened during its
+/// test; the findings still weigh the whole log (a link that flapped an hour ago is a
+/// finding). A fixture's log is from another boot and is sent whole.
+pub fn inspect_for_peer(iface: Option<&str>, source: &ShareSource, since_us: Option<u64>) -> Option<SharedHost> {
     let kernel_log = match (&source.kernel_log, &source.root) {
         (Some(f), _) => KernelLogSource::File(f.clone()),
         (None, Some(_)) => KernelLogSource::Auto,
@@ -186,7 +196,25 @@ pub fn inspect_for_peer(iface: Option<&str>, source: &ShareSource) -> Option<Sha
     let opts = InspectOptions { root: source.root.clone(), interfaces, kernel_log, ..Default::default() };
     let report = crate::inspect(&opts).ok()?;
     let r = report.interfaces.iter().find(|i| i.link.name != "lo")?;
-    Some(SharedHost::from_report(r, source.root.is_some()))
+    let mut host = SharedHost::from_report(r, &report.host, source.root.is_some());
+    if let Some(since) = since_us.filter(|_| source.root.is_none() && source.kernel_log.is_none()) {
+        // printk's clock and CLOCK_MONOTONIC agree to well under a second (checked on this
+        // host by writing to /dev/kmsg: 0.1 s); a second's margin keeps the test's own start.
+        host.kernel_events = events_since(&r.link.kernel_events, since.saturating_sub(1_000_000));
+    }
+    Some(host)
+}
+
+/// Now on the clock the kernel log's stamps use (`CLOCK_MONOTONIC`, µs): what to pass as
+/// [`inspect_for_peer`]'s `since_us` when a test starts.
+pub fn log_clock_now_us() -> Option<u64> {
+    u64::try_from(wireperf_sys::clock::monotonic().as_micros()).ok()
+}
+
+/// The lines of the events logged at or after `since_us`; a line without a stamp cannot be
+/// placed and is left out.
+fn events_since(events: &[crate::read::kernel_log::KernelEvent], since_us: u64) -> Vec<String> {
+    events.iter().filter(|e| e.at_us.is_some_and(|t| t >= since_us)).map(|e| e.line.clone()).collect()
 }
 
 #[cfg(test)]
@@ -214,12 +242,29 @@ mod tests {
             link: SharedLink { driver: Some("cdc_ncm".into()), duplex: Some("half".into()), ..Default::default() },
             findings: vec![SharedFinding::from(&f)],
             kernel_events: vec!["usb 2-1: reset SuperSpeed USB device".into()],
+            tcp_rmem_max: Some(6_291_456),
         };
         let back: SharedHost = serde_json::from_value(serde_json::to_value(&host).unwrap()).unwrap();
         assert_eq!(back, host);
         assert_eq!(back.findings[0].severity, "crit");
         assert_eq!(back.findings[0].fix, ["modprobe r8152"]);
         assert_eq!(back.serious_ids(), ["generic-usb-driver"]);
+    }
+
+    #[test]
+    fn only_the_events_of_the_test_are_sent() {
+        use crate::read::kernel_log::parse_line;
+        let events: Vec<_> = [
+            "[  100.000000] igc 0000:02:00.0 eth1: NIC Link is Down",
+            "[  250.500000] igc 0000:02:00.0 eth1: NIC Link is Down",
+            "igc 0000:02:00.0 eth1: NIC Link is Down",
+        ]
+        .iter()
+        .filter_map(|l| parse_line(l))
+        .collect();
+        assert_eq!(events.len(), 3);
+        assert_eq!(events_since(&events, 250_000_000), ["igc 0000:02:00.0 eth1: NIC Link is Down"]);
+        assert_eq!(events_since(&events, 0).len(), 2, "an unstamped line cannot be placed");
     }
 
     #[test]

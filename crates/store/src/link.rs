@@ -69,16 +69,22 @@ pub fn interfaces(doctor: &Value) -> Vec<LinkFacts> {
         .collect()
 }
 
-/// Finding ids in the doctor document and the findings column, as `id` or `id (iface)`.
+/// Finding ids in the doctor document and the findings column, as `id`, `id (iface)`, `id
+/// (server iface)` for a finding of the server's host, or `id (both ends)` for one about the
+/// two hosts together (the `host` key the suite stores).
 pub fn finding_ids(doctor: Option<&Value>, findings: Option<&Value>) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     let mut add = |f: &Value, iface: Option<&str>| {
         let id = f.as_str().or_else(|| f.get("id").and_then(Value::as_str));
         let iface = f.get("interface").and_then(Value::as_str).or(iface);
+        let host = f.get("host").and_then(Value::as_str);
         if let Some(id) = id {
-            out.insert(match iface {
-                Some(i) if !i.is_empty() => format!("{id} ({i})"),
-                _ => id.to_string(),
+            out.insert(match (host, iface) {
+                (Some("both"), _) => format!("{id} (both ends)"),
+                (Some(h), Some(i)) if !i.is_empty() => format!("{id} ({h} {i})"),
+                (Some(h), _) => format!("{id} ({h})"),
+                (None, Some(i)) if !i.is_empty() => format!("{id} ({i})"),
+                (None, _) => id.to_string(),
             });
         }
     };
@@ -118,5 +124,11 @@ mod tests {
         let ids = finding_ids(Some(&doc), Some(&json!(["mtu-mismatch", {"id": "x", "interface": "eth1"}])));
         let ids: Vec<_> = ids.into_iter().collect();
         assert_eq!(ids, ["generic-usb-driver (enx0)", "mtu-mismatch", "x (eth1)"]);
+        // The suite's list names the server's findings and the two ends'.
+        let list = json!([{"id": "rps-off", "interface": "eth0"},
+                          {"id": "generic-usb-driver", "interface": "enx0", "host": "server"},
+                          {"id": "mtu-mismatch", "host": "both"}]);
+        let ids: Vec<_> = finding_ids(None, Some(&list)).into_iter().collect();
+        assert_eq!(ids, ["generic-usb-driver (server enx0)", "mtu-mismatch (both ends)", "rps-off (eth0)"]);
     }
 }

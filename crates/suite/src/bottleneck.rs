@@ -296,13 +296,15 @@ pub struct ServerWatch {
     watch: Option<Watch>,
     series: Option<Series>,
     sender: Option<SenderLimits>,
+    /// When the watch started, µs on the monotonic clock the kernel log's stamps use.
+    started_us: Option<u64>,
 }
 
 impl ServerWatch {
     /// Wraps the server's output observer for one test; `share` says what a client that asks
     /// is told.
     pub fn new(inner: Box<dyn Observer + Send>, share: std::sync::Arc<HostSharing>) -> Self {
-        Self { inner, share, peer: None, watch: None, series: None, sender: None }
+        Self { inner, share, peer: None, watch: None, series: None, sender: None, started_us: None }
     }
 }
 
@@ -317,6 +319,7 @@ impl Observer for ServerWatch {
                 let mut cfg = WatchConfig::live(iface, Duration::from_secs(1));
                 cfg.setup_ns = setup_ns;
                 self.watch = Watch::start(cfg).ok();
+                self.started_us = wireperf_doctor::share::log_clock_now_us();
             }
             Event::End(r) => {
                 self.series = self.watch.take().map(Watch::stop);
@@ -341,7 +344,7 @@ impl Observer for ServerWatch {
         // kernel log are read off the test's time and charged to the watch's cost.
         let ((facts, host), ns) = watch::cost::measured(|| {
             let facts = watch::facts::read_live(series.iface.as_deref());
-            (facts, wireperf_doctor::share::inspect_for_peer(series.iface.as_deref(), source))
+            (facts, wireperf_doctor::share::inspect_for_peer(series.iface.as_deref(), source, self.started_us))
         });
         series.facts = facts;
         if let Some(c) = series.cost.as_mut() {

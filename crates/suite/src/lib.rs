@@ -16,12 +16,14 @@
 //! - [`link`]: the interface toward the server, its doctor report, and the ceiling.
 //! - [`verdict`]: pure rules from measured numbers and the ceiling to verdicts.
 //! - [`disk`]: sequential write/read speed of a directory (`--path`), direct I/O.
+//! - [`ends`]: this host against the server's shared one (MTU, line rates, duplex, buffers).
 //! - [`run`]: the whole suite, with a progress callback.
 
 #![forbid(unsafe_code)]
 
 pub mod bottleneck;
 pub mod disk;
+pub mod ends;
 pub mod latency;
 pub mod latency_echo;
 pub mod link;

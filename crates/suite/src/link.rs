@@ -50,6 +50,10 @@ pub struct LinkContext {
     pub download_ceiling: Option<Ceiling>,
     /// Why there is no ceiling, or other remarks.
     pub note: Option<String>,
+    /// This host's interface in the shape a server shares its own in, for comparing the two
+    /// ends (`ends.rs`); the `doctor` field above carries it in JSON already.
+    #[serde(skip)]
+    pub own_host: Option<wireperf_doctor::share::SharedHost>,
 }
 
 impl LinkContext {
@@ -123,9 +127,12 @@ pub fn for_peer(peer: IpAddr) -> LinkContext {
         };
     };
     let opts = InspectOptions { interfaces: vec![iface.clone()], ..Default::default() };
-    let (doctor, mut note) = match wireperf_doctor::inspect(&opts) {
-        Ok(r) => (r.interfaces.into_iter().next(), None),
-        Err(e) => (None, Some(format!("the doctor could not inspect {iface}: {e}"))),
+    let (doctor, own_host, mut note) = match wireperf_doctor::inspect(&opts) {
+        Ok(r) => {
+            let own = r.interfaces.first().map(|i| wireperf_doctor::share::SharedHost::from_report(i, &r.host, false));
+            (r.interfaces.into_iter().next(), own, None)
+        }
+        Err(e) => (None, None, Some(format!("the doctor could not inspect {iface}: {e}"))),
     };
     let shaper = wireperf_doctor::root_rate_limit(&iface).ok().flatten();
     let ceiling = ceiling(doctor.as_ref(), shaper.as_ref(), &iface);
@@ -138,7 +145,7 @@ pub fn for_peer(peer: IpAddr) -> LinkContext {
     } else if ceiling.is_none() && note.is_none() {
         note = Some(format!("{iface} reports no link speed and no shaper: no ceiling to judge against"));
     }
-    LinkContext { iface: Some(iface), doctor, shaper, ceiling, download_ceiling, note }
+    LinkContext { iface: Some(iface), doctor, shaper, ceiling, download_ceiling, note, own_host }
 }
 
 #[cfg(test)]

@@ -81,6 +81,9 @@ pub struct SuiteResult {
     /// Why the server's host is not there: a stock server, or one that shares nothing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server_host_note: Option<String>,
+    /// The two hosts compared (MTU, line rates, duplex, receive buffers against the BDP);
+    /// empty when the server shared nothing of its host.
+    pub both_ends: Vec<wireperf_doctor::ends::EndsFinding>,
 }
 
 impl SuiteResult {
@@ -256,7 +259,9 @@ pub fn run_suite(cfg: &SuiteConfig, progress: &mut dyn Progress, interrupt: &Ato
             Some("the server's host was not seen (a stock iperf3 server, or an older wireperf, shares none)".into())
         }
     };
+    let both_ends = crate::ends::both_ends(&link, server_host.as_ref(), &results);
     SuiteResult {
+        both_ends,
         server_host,
         server_host_note,
         server: cfg.base.host.clone(),

@@ -134,6 +134,23 @@ pub fn render(r: &SuiteResult) -> String {
         (None, Some(note)) => s.push_str(&format!("\nserver's host: {note}\n")),
         (None, None) => {}
     }
+    s.push_str(&both_ends(&r.both_ends));
+    s
+}
+
+/// The two hosts compared: each finding, both hosts' values, the fix with its host.
+fn both_ends(findings: &[wireperf_doctor::ends::EndsFinding]) -> String {
+    if findings.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("\nboth ends:\n");
+    for f in findings {
+        s.push_str(&format!("  {:<4} {}: {}\n", f.severity, f.id, f.summary));
+        s.push_str(&format!("       client: {}; server: {}\n", f.client, f.server));
+        for fix in &f.fix {
+            s.push_str(&format!("       fix {fix}\n"));
+        }
+    }
     s
 }
 

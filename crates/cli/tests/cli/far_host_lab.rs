@@ -22,12 +22,22 @@ fn pi_fixture() -> PathBuf {
 /// `wireperf suite B -t 2 --no-latency` from A against a wireperf server in B started with
 /// `server_args`: the JSON document (same run, `--json-file`) and the text.
 fn suite(lab: &Lab, server_args: &[&str]) -> (Value, String) {
+    suite_saved(lab, server_args, None)
+}
+
+/// As [`suite`], saving the run to the history file `db` (else `--no-save`).
+fn suite_saved(lab: &Lab, server_args: &[&str], db: Option<&str>) -> (Value, String) {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("suite.json");
     let port = LAB_PORT.to_string();
     let srv = lab.start_server(Side::B, &wireperf(), server_args);
-    let a = ["suite", lab.addr(Side::B), "-p", &port, "-t", "2", "--no-latency", "--no-save"];
-    let out = lab.run(Side::A, &wireperf(), &[&a[..], &["--json-file", json.to_str().unwrap()]].concat());
+    let mut a = vec!["suite", lab.addr(Side::B), "-p", &port, "-t", "2", "--no-latency"];
+    match db {
+        Some(db) => a.extend_from_slice(&["--db", db]),
+        None => a.push("--no-save"),
+    }
+    a.extend_from_slice(&["--json-file", json.to_str().unwrap()]);
+    let out = lab.run(Side::A, &wireperf(), &a);
     let _ = srv.finish(Duration::from_secs(1));
     assert_ok(&out);
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -54,7 +64,10 @@ fn lab_a_dongle_on_cdc_ncm_behind_the_server_is_named_on_the_server() {
     let lab = Lab::new(LabConfig::default());
     let root = pi_fixture();
     let host_root = ["--host-root", root.to_str().unwrap()];
-    let (doc, text) = suite(&lab, &host_root);
+    let dbdir = tempfile::tempdir().unwrap();
+    let db = dbdir.path().join("history.db");
+    let db = db.to_str().unwrap();
+    let (doc, text) = suite_saved(&lab, &host_root, Some(db));
     let h = &doc["server_host"];
     assert_eq!(h["iface"], "enx00e04c680001", "{h}");
     assert_eq!(h["from_fixture"], true);
@@ -70,6 +83,27 @@ fn lab_a_dongle_on_cdc_ncm_behind_the_server_is_named_on_the_server() {
     let fix = generic["fix"][0].as_str().unwrap();
     assert!(!fix.is_empty(), "{generic}");
     assert!(doc.get("server_host_note").is_none(), "{doc}");
+    // Both ends compared: the server's half duplex, named with both hosts' values and its
+    // own doctor's fix (the client's veth has no line rate to compare).
+    let ends = doc["both_ends"].as_array().unwrap();
+    let half = ends.iter().find(|f| f["id"] == "half-duplex-end").unwrap_or_else(|| panic!("{ends:?}"));
+    assert_eq!(half["server"], "enx00e04c680001 half duplex (cdc_ncm)", "{half}");
+    assert!(half["client"].as_str().unwrap().ends_with("full duplex (veth)"), "{half}");
+    assert!(ends.iter().all(|f| f["id"] != "line-rates-differ"), "a veth's speed is nominal: {ends:?}");
+    assert!(text.contains("\nboth ends:\n  crit half-duplex-end: One end runs half duplex (client "), "{text}");
+    assert!(text.contains("       fix on the server: "), "{text}");
+    // Kept: the history lists the server's findings and the two ends' beside this host's,
+    // and the HTML report names their host.
+    let show = run_client(&wireperf(), &["history", "show", "1", "--db", db]);
+    assert_ok(&show);
+    let show = String::from_utf8_lossy(&show.stdout);
+    for f in ["generic-usb-driver (server enx00e04c680001)", "half-duplex-end (both ends)"] {
+        assert!(show.contains(f), "{f} not in: {show}");
+    }
+    let html = run_client(&wireperf(), &["report", "1", "--html", "-", "--db", db]);
+    assert_ok(&html);
+    let html = String::from_utf8_lossy(&html.stdout);
+    assert!(html.contains("on the server&#39;s enx00e04c680001"), "the report names the server's findings");
     // What the user reads: the server's interface with its driver and duplex, the finding and
     // its fix, to be run on the server.
     assert!(text.contains("\nserver's host: enx00e04c680001 (cdc_ncm, 2500 Mbit/s half duplex"), "{text}");
@@ -117,4 +151,67 @@ fn no_share_host_and_host_root_together_are_refused() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--no-share-host") && err.contains("--host-root"), "{err}");
+}
+
+/// Two hosts configured apart: jumbo frames on the client, 1500 on the server. Each host's
+/// doctor finds its own MTU fine; only the two side by side show the mismatch.
+#[test]
+fn lab_mtu_9000_against_1500_is_named_with_both_values() {
+    let lab = Lab::new(LabConfig { mtu: Some(9000), mtu_b: Some(1500), ..Default::default() });
+    let (doc, text) = suite(&lab, &[]);
+    let (a, b) = (lab.dev(Side::A), lab.dev(Side::B));
+    let ends = doc["both_ends"].as_array().unwrap();
+    let m = ends.iter().find(|f| f["id"] == "mtu-mismatch").unwrap_or_else(|| panic!("{ends:?}"));
+    assert_eq!(m["client"], format!("{a} MTU 9000"), "{m}");
+    assert_eq!(m["server"], format!("{b} MTU 1500"), "{m}");
+    assert_eq!(m["severity"], "warn");
+    assert_eq!(
+        m["fix"][0].as_str().unwrap().split("   #").next(),
+        Some(format!("on the client: sudo ip link set {a} mtu 1500").as_str())
+    );
+    assert!(
+        text.contains(&format!(
+            "  warn mtu-mismatch: The ends' MTUs differ (client {a} MTU 9000, server {b} MTU 1500)"
+        )),
+        "{text}"
+    );
+    assert!(text.contains(&format!("       client: {a} MTU 9000; server: {b} MTU 1500\n")), "{text}");
+    // The test itself ran: TCP settled on the smaller segment.
+    assert!(doc["phases"][0]["upload_bps"].as_f64().unwrap() > 0.0);
+}
+
+/// A shaper on the server's own egress holds the download, and the verdict says it is on the
+/// server, with the fix to run there; the tbf's own counter confirms the bytes crossed it.
+#[test]
+fn lab_a_shaper_on_the_server_limits_the_download_on_the_server() {
+    let lab = Lab::new(LabConfig { rate_b: Some("300mbit"), ..Default::default() });
+    let (doc, text) = suite(&lab, &[]);
+    let b = lab.dev(Side::B);
+    let down = doc["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["phase"] == "download")
+        .and_then(|p| p["bottleneck"].as_array())
+        .and_then(|v| v.iter().find(|v| v["direction"] == "server→client"))
+        .unwrap_or_else(|| panic!("{}", doc["phases"]))
+        .clone();
+    assert_eq!((down["limit"].as_str(), down["side"].as_str()), (Some("shaper"), Some("server")), "{down}");
+    let ev = down["evidence"][0].as_str().unwrap();
+    assert!(ev.starts_with(&format!("tbf on {b} (server) shapes what the server sends")), "{ev}");
+    let fix = down["fix"][0].as_str().unwrap();
+    assert_eq!(fix, format!("on the server: see it: tc qdisc show dev {b}"));
+    assert!(text.contains("  download server→client: shaper (server)\n"), "{text}");
+    assert!(text.contains(&format!("      fix: {fix}\n")), "{text}");
+    // The upload is not shaped: its verdict is not the server's shaper.
+    assert!(text.contains("  upload client→server: ") && !text.contains("  upload client→server: shaper"), "{text}");
+    // Independent count: the download's bytes went through the server's tbf.
+    let q: Value =
+        serde_json::from_slice(&lab.exec(Side::B, &["tc", "-s", "-j", "qdisc", "show", "dev", b]).stdout).unwrap();
+    let sent = q.as_array().and_then(|a| a.iter().find(|q| q["kind"] == "tbf")).map(|t| t["bytes"].as_u64().unwrap());
+    let bps = doc["phases"][1]["download_bps"].as_f64().unwrap();
+    assert_eq!(doc["phases"][1]["phase"], "download");
+    assert!(bps <= 300e6 * 1.02, "{bps}");
+    let moved = (bps * 2.0 / 8.0) as u64;
+    assert!(sent.unwrap() >= moved * 9 / 10, "the tbf sent {sent:?} bytes, the download moved about {moved}");
 }

@@ -58,8 +58,12 @@ pub enum Side {
 pub struct LabConfig {
     /// tbf rate on A's egress (A→B), as `tc` spells it ("150mbit").
     pub rate: Option<&'static str>,
+    /// tbf rate on B's egress (B→A): a shaper on the server's host shapes the download.
+    pub rate_b: Option<&'static str>,
     /// MTU of both veth ends.
     pub mtu: Option<u32>,
+    /// MTU of B's end when it differs from A's (`mtu`): two hosts configured apart.
+    pub mtu_b: Option<u32>,
     /// Let UDP GSO packets cross the veth whole (no `gso_max_segs 1`): one nft "packet" and one
     /// receive-queue entry then carry up to 64 datagrams.
     pub whole_gso: bool,
@@ -155,7 +159,7 @@ impl Lab {
         for (i, side) in [Side::A, Side::B].into_iter().enumerate() {
             let (ns, dev) = (&lab.ns[i], &lab.dev[i]);
             must(&["ip", "-n", ns, "addr", "add", &format!("{}/24", lab.addr(side)), "dev", dev]);
-            if let Some(mtu) = cfg.mtu {
+            if let Some(mtu) = if i == 1 { cfg.mtu_b.or(cfg.mtu) } else { cfg.mtu } {
                 must(&["ip", "-n", ns, "link", "set", dev, "mtu", &mtu.to_string()]);
             }
             must(&["ip", "-n", ns, "link", "set", dev, "up"]);
@@ -165,25 +169,14 @@ impl Lab {
             }
         }
         lab.wait_until_up();
-        if let Some(rate) = cfg.rate {
-            // burst: enough for a few ms at the rate; latency bounds the queue.
-            must(&[
-                "tc",
-                "-n",
-                &lab.ns[0],
-                "qdisc",
-                "add",
-                "dev",
-                &lab.dev[0],
-                "root",
-                "tbf",
-                "rate",
-                rate,
-                "burst",
-                "256kb",
-                "latency",
-                "100ms",
-            ]);
+        for (i, rate) in [cfg.rate, cfg.rate_b].into_iter().enumerate() {
+            if let Some(rate) = rate {
+                // burst: enough for a few ms at the rate; latency bounds the queue.
+                let (ns, dev) = (&lab.ns[i], &lab.dev[i]);
+                let tbf =
+                    ["qdisc", "add", "dev", dev, "root", "tbf", "rate", rate, "burst", "256kb", "latency", "100ms"];
+                must(&[&["tc", "-n", ns][..], &tbf].concat());
+            }
         }
         lab
     }

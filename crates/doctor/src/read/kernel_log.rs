@@ -62,6 +62,30 @@ pub struct KernelEvent {
     pub ifname: Option<String>,
     /// The message as logged (without timestamp).
     pub line: String,
+    /// When it was logged, µs on the kernel's printk clock (the `[ 123.456789]` stamp, the
+    /// kmsg record's third field): which events happened during a test. Not in the JSON.
+    #[serde(skip)]
+    pub at_us: Option<u64>,
+}
+
+/// The printk time of a log line, µs: `[  123.456789] …` (optionally after `<6>`) or a kmsg
+/// record `6,1201,307241049964,-;…`; `None` when the line has no stamp.
+pub fn timestamp_us(line: &str) -> Option<u64> {
+    let mut s = line.trim_start();
+    if s.starts_with('<')
+        && let Some(i) = s.find('>')
+    {
+        s = &s[i + 1..];
+    }
+    if let Some(rest) = s.strip_prefix('[') {
+        let (secs, frac) = rest.split_once(']')?.0.trim().split_once('.')?;
+        let frac = format!("{frac:0<6}");
+        return Some(secs.parse::<u64>().ok()? * 1_000_000 + frac.get(..6)?.parse::<u64>().ok()?);
+    }
+    let (meta, _) = s.split_once(';')?;
+    let mut f = meta.split(',');
+    let (_, _, usec) = (f.next()?, f.next()?, f.next()?);
+    usec.parse().ok()
 }
 
 /// Strips a `[  123.456] `, `<6>[ … ] ` or kmsg `6,1201,307241049964,-;` prefix.
@@ -114,6 +138,7 @@ pub fn parse_line(raw: &str) -> Option<KernelEvent> {
             device: String::new(),
             ifname: Some(ifname),
             line: text.to_string(),
+            at_us: timestamp_us(raw),
         });
     }
     let mut parts = head.split_whitespace();
@@ -124,7 +149,7 @@ pub fn parse_line(raw: &str) -> Option<KernelEvent> {
         return None;
     }
     let kind = classify(msg)?;
-    Some(KernelEvent { kind, driver, device, ifname, line: text.to_string() })
+    Some(KernelEvent { kind, driver, device, ifname, line: text.to_string(), at_us: timestamp_us(raw) })
 }
 
 fn classify(msg: &str) -> Option<EventKind> {
@@ -266,5 +291,16 @@ mod tests {
         assert!(parse_line("[ 1.0] random line without colon").is_none());
         assert!(parse_line("").is_none());
         assert!(parse_line("[").is_none());
+    }
+
+    #[test]
+    fn timestamps_of_dmesg_and_kmsg_lines() {
+        assert_eq!(timestamp_us("[  123.456789] igc 0000:02:00.0 eth1: NIC Link is Down"), Some(123_456_789));
+        assert_eq!(timestamp_us("<6>[    5.5] usb 2-1: reset"), Some(5_500_000));
+        assert_eq!(timestamp_us("6,1201,307241049964,-;usb 2-1: reset"), Some(307_241_049_964));
+        assert_eq!(timestamp_us("usb 2-1: reset SuperSpeed USB device"), None);
+        assert_eq!(timestamp_us("[garbage] x"), None);
+        let e = parse_line("6,1201,307241049964,-;igc 0000:02:00.0 eth1: NIC Link is Down").unwrap();
+        assert_eq!(e.at_us, Some(307_241_049_964));
     }
 }

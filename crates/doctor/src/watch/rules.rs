@@ -69,10 +69,19 @@ pub fn diagnose(dir: &Direction, hosts: Hosts<'_>) -> Verdict {
     disk(dir, &mut found);
     super::path::path_bottleneck(dir, hosts, host_bound, &mut found);
     found.sort_by(|a, b| b.strength.total_cmp(&a.strength));
+    // Verdicts are read on the client: a fix for the server's host says where to run it.
+    for l in found.iter_mut().filter(|l| l.side == Side::Server) {
+        for f in l.fix.iter_mut().filter(|f| !f.starts_with(ON_THE_SERVER)) {
+            f.insert_str(0, ON_THE_SERVER);
+        }
+    }
     let mut it = found.into_iter();
     let main = it.next().unwrap_or_else(|| unknown(dir, hosts, retransmits));
     Verdict { direction: dir.label().to_string(), main, also: it.collect(), retransmits, far_side_seen, not_checked }
 }
+
+/// The prefix of a fix to be run on the server's host.
+pub const ON_THE_SERVER: &str = "on the server: ";
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Role {

@@ -230,10 +230,22 @@ fn finding(out: &mut String, f: &Value, iface: Option<&str>) {
     out.push_str("</li>");
 }
 
+/// Where a finding of the suite's list sits: `eth0`, `the server's eth1`, `both ends`.
+fn host_label(f: &Value) -> Option<String> {
+    let iface = f.get("interface").and_then(Value::as_str);
+    match (f.get("host").and_then(Value::as_str), iface) {
+        (Some("both"), _) => Some("both ends".into()),
+        (Some(h), Some(i)) => Some(format!("the {h}'s {i}")),
+        (Some(h), None) => Some(format!("the {h}")),
+        (None, i) => i.map(str::to_string),
+    }
+}
+
 /// (interface, finding) pairs from any of the accepted shapes.
 fn collect_findings(v: &Value) -> Vec<(Option<String>, &Value)> {
     match v {
-        Value::Array(items) => items.iter().map(|f| (None, f)).collect(),
+        // The suite's list names each finding's host and interface (`host`: `server`, `both`).
+        Value::Array(items) => items.iter().map(|f| (host_label(f), f)).collect(),
         Value::Object(o) => {
             if let Some(Value::Array(list)) = o.get("findings") {
                 return list.iter().map(|f| (None, f)).collect();
@@ -311,6 +323,17 @@ mod tests {
         assert!(html.contains("s &lt;b&gt;"));
         assert!(html.contains("takes the link down"));
         assert_eq!(findings(&json!([])), "");
+        // The suite's list: each finding names its host.
+        let both = findings(&json!([
+            {"id": "rps-off", "severity": "crit", "interface": "eth0"},
+            {"id": "generic-usb-driver", "severity": "crit", "interface": "enx0", "host": "server",
+             "fix": {"commands": ["sudo modprobe r8152"]}},
+            {"id": "mtu-mismatch", "severity": "warn", "host": "both"},
+        ]));
+        assert!(both.contains("<span class=\"muted\">on eth0</span>"), "{both}");
+        assert!(both.contains("<span class=\"muted\">on the server&#39;s enx0</span>"), "{both}");
+        assert!(both.contains("<span class=\"muted\">on both ends</span>"), "{both}");
+        assert!(both.contains("<pre>sudo modprobe r8152</pre>"), "{both}");
         assert!(findings(&json!(["rx-ring-small"])).contains("<code>rx-ring-small</code>"));
     }
 }
