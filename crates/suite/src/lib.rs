@@ -18,17 +18,21 @@
 //! - [`disk`]: sequential write/read speed of a directory (`--path`), direct I/O.
 //! - [`ends`]: this host against the server's shared one (MTU, line rates, duplex, buffers).
 //! - [`run`]: the whole suite, with a progress callback.
+//! - [`series`]: the suite repeated (`--repeat`, `--warmup`, `--confidence`) and its statistics.
+//! - [`gates`]: `--expect-min`, `--expect-max-loaded-latency`, exit codes and JUnit XML.
 
 #![forbid(unsafe_code)]
 
 pub mod bottleneck;
 pub mod disk;
 pub mod ends;
+pub mod gates;
 pub mod latency;
 pub mod latency_echo;
 pub mod link;
 pub mod phase;
 pub mod run;
+pub mod series;
 pub mod verdict;
 
 pub use phase::{Phase, PhaseResult};

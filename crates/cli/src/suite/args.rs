@@ -68,6 +68,33 @@ pub struct SuiteArgs {
     /// stdout): a script keeps the figures, the user reads the verdicts.
     #[arg(long = "json-file", value_name = "FILE")]
     pub json_file: Option<PathBuf>,
+    /// Run the suite N times (1-100), its phases in order each round, and print per
+    /// direction the median, mean, standard deviation, min-max and the confidence interval of
+    /// the mean. With --confidence: the most rounds to run (default 10).
+    #[arg(long, value_name = "N", value_parser = super::repeat_args::rounds)]
+    pub repeat: Option<usize>,
+    /// Leave the first N rounds out of the statistics (a warm-up: cold caches, ARP, a
+    /// router's flow setup).
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = super::repeat_args::warmup)]
+    pub warmup: usize,
+    /// Repeat until every direction's LEVEL% confidence interval of the mean is within
+    /// WIDTH% of it (netperf's -I: 95,5 = within ±2.5%), at least 3 counted rounds, at most
+    /// --repeat (default 10); says whether it got there.
+    #[arg(long, value_name = "LEVEL,WIDTH", value_parser = super::repeat_args::confidence)]
+    pub confidence: Option<(f64, f64)>,
+    /// Gate: the upload and download phases' mean goodput at least RATE (`2G`), or per
+    /// direction `up=2G,down=1G`. Exit status 0 when every gate is met, 1 when one is missed,
+    /// 2 when the suite could not test (a phase failed, a gate's figure not measured).
+    #[arg(long = "expect-min", value_name = "RATE|up=RATE,down=RATE", value_parser = super::repeat_args::expect_min)]
+    pub expect_min: Option<(Option<f64>, Option<f64>)>,
+    /// Gate: every TCP phase's loaded round trip (the probes' median, mean over the rounds)
+    /// at most MS milliseconds.
+    #[arg(long = "expect-max-loaded-latency", value_name = "MS", value_parser = super::repeat_args::latency_ms, conflicts_with = "no_latency")]
+    pub expect_max_loaded_latency: Option<f64>,
+    /// Write the gates as a JUnit XML file (one test case per gate and direction) for
+    /// GitLab, Jenkins and other CI systems.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
     /// Do not store the run in the history database.
     #[arg(long)]
     pub no_save: bool,
@@ -77,6 +104,28 @@ pub struct SuiteArgs {
 }
 
 impl SuiteArgs {
+    /// The series to run: `None` for a single suite (no --repeat or --confidence).
+    pub fn repeat(&self) -> Option<wireperf_suite::series::RepeatConfig> {
+        if self.repeat.is_none() && self.confidence.is_none() {
+            return None;
+        }
+        Some(wireperf_suite::series::RepeatConfig {
+            rounds: self.repeat.unwrap_or(10),
+            warmup: self.warmup,
+            level: self.confidence.map_or(95.0, |c| c.0),
+            width_pct: self.confidence.map(|c| c.1),
+        })
+    }
+
+    /// The gates asked for.
+    pub fn gates(&self) -> wireperf_suite::gates::Gates {
+        wireperf_suite::gates::Gates {
+            min_upload_bps: self.expect_min.and_then(|e| e.0),
+            min_download_bps: self.expect_min.and_then(|e| e.1),
+            max_loaded_latency_ms: self.expect_max_loaded_latency,
+        }
+    }
+
     /// Lowers the flags into the suite's configuration.
     pub fn config(&self) -> SuiteConfig {
         let a = self;

@@ -2,12 +2,16 @@
 
 mod args;
 mod render;
+mod repeat_args;
 
 pub use args::SuiteArgs;
 pub use render::render;
 
 use crate::progress::LiveProgress;
-use wireperf_suite::{SuiteResult, run_suite};
+use render::{render_gates, render_series};
+use wireperf_suite::SuiteResult;
+use wireperf_suite::gates;
+use wireperf_suite::series::{RepeatConfig, run_series};
 
 /// Stores a suite (or selftest) run with its phases, doctor report and verdicts.
 pub fn save(
@@ -66,48 +70,112 @@ fn stored_findings(result: &SuiteResult) -> serde_json::Value {
     serde_json::Value::Array(all)
 }
 
-/// Runs the suite; returns the exit status (1 if a phase failed).
+/// Runs the suite (or a series of it); returns the exit status: without a gate 1 if a phase
+/// failed; with a gate (`--expect-min`, `--expect-max-loaded-latency`) 0 met, 1 missed, 2
+/// could not test.
 pub fn run(a: &SuiteArgs) -> i32 {
     let cfg = a.config();
+    let gates = a.gates();
+    let repeat = a.repeat();
+    if a.warmup > 0 && repeat.as_ref().is_none_or(|r| a.warmup >= r.rounds) {
+        let rounds = repeat.as_ref().map_or(1, |r| r.rounds);
+        eprintln!(
+            "wireperf suite: error - --warmup {} leaves no round of {rounds} to count (add --repeat N above it)",
+            a.warmup
+        );
+        // A flag error, as clap's are: 1, before anything ran.
+        return 1;
+    }
     let interrupt = crate::signals::interrupt_flag();
     let mut progress = LiveProgress::new(a.json);
-    let result = run_suite(&cfg, &mut progress, &interrupt);
+    let started = std::time::Instant::now();
+    let once = RepeatConfig { rounds: 1, warmup: 0, level: 95.0, width_pct: None };
+    let series = run_series(&cfg, repeat.as_ref().unwrap_or(&once), &mut progress, &interrupt);
     drop(progress);
-    let saved = if a.no_save {
-        None
+    let saved: Vec<wireperf_store::RunId> = if a.no_save {
+        Vec::new()
     } else {
-        match save(&result, wireperf_store::RunKind::Suite, a.db.as_deref()) {
-            Ok(id) => Some(id),
-            Err(e) => {
-                eprintln!("wireperf: warning - the run was not saved to history: {e}");
-                None
+        // Each round is stored as the suite run it is.
+        series
+            .rounds
+            .iter()
+            .filter_map(|r| match save(r, wireperf_store::RunKind::Suite, a.db.as_deref()) {
+                Ok(id) => Some(id),
+                Err(e) => {
+                    eprintln!("wireperf: warning - the run was not saved to history: {e}");
+                    None
+                }
+            })
+            .collect()
+    };
+    let checked = (!gates.is_empty()).then(|| gates::check(&gates, &series));
+    let mut doc = match (&repeat, series.rounds.last()) {
+        (None, Some(r)) => serde_json::to_value(r).unwrap_or_default(),
+        _ => serde_json::to_value(&series).unwrap_or_default(),
+    };
+    if let Some(obj) = doc.as_object_mut() {
+        match saved.as_slice() {
+            [] => {}
+            [one] => {
+                obj.insert("saved_run".into(), serde_json::json!(one.0));
+            }
+            many => {
+                obj.insert("saved_runs".into(), serde_json::json!(many.iter().map(|i| i.0).collect::<Vec<_>>()));
             }
         }
-    };
-    let mut doc = serde_json::to_value(&result).unwrap_or_default();
-    if let (Some(id), Some(obj)) = (saved, doc.as_object_mut()) {
-        obj.insert("saved_run".into(), serde_json::json!(id.0));
+        if let Some(g) = &checked {
+            obj.insert("gates".into(), serde_json::to_value(g).unwrap_or_default());
+        }
     }
     let json = match serde_json::to_string_pretty(&doc) {
         Ok(j) => j,
         Err(e) => {
             eprintln!("wireperf: error - cannot encode the result: {e}");
-            return 1;
+            return 2;
         }
     };
     if let Some(path) = &a.json_file
         && let Err(e) = std::fs::write(path, format!("{json}\n"))
     {
         eprintln!("wireperf: error - cannot write the JSON result to {}: {e}", path.display());
-        return 1;
+        return 2;
+    }
+    if let (Some(path), Some(g)) = (&a.junit, &checked)
+        && let Err(e) = std::fs::write(path, gates::junit_xml(g, started.elapsed().as_secs_f64()))
+    {
+        eprintln!("wireperf: error - cannot write the JUnit file {}: {e}", path.display());
+        return 2;
     }
     if a.json {
         outln!("{json}");
     } else {
-        out!("{}", render(&result));
-        if let Some(id) = saved {
-            outln!("\nsaved as run #{} (wireperf history show {})", id.0, id.0);
+        if repeat.is_some() {
+            out!("{}", render_series(&series));
+        } else if let Some(r) = series.rounds.last() {
+            out!("{}", render(r));
+        }
+        if let Some(g) = &checked {
+            out!("{}", render_gates(g));
+        }
+        match saved.as_slice() {
+            [] => {}
+            [one] => outln!("\nsaved as run #{} (wireperf history show {})", one.0, one.0),
+            [first, .., last] => {
+                outln!("\nsaved as runs #{}-#{} (wireperf history list)", first.0, last.0);
+            }
         }
     }
-    i32::from(!result.all_ok())
+    match &checked {
+        Some(g) => {
+            let code = gates::exit_code(&series, g);
+            // One line on stderr that a script's log shows: why it did not pass.
+            if let Some(miss) = g.iter().find(|x| x.status != gates::GateStatus::Met) {
+                eprintln!("wireperf suite: gate {}: {}", miss.name, miss.message);
+            } else if code == 2 {
+                eprintln!("wireperf suite: a phase failed: the gates could not be judged");
+            }
+            code
+        }
+        None => i32::from(!series.all_ok()),
+    }
 }

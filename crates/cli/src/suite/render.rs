@@ -183,3 +183,107 @@ fn server_host(h: &wireperf_doctor::share::SharedHost) -> String {
     }
     s
 }
+
+/// A repeated suite: one line per round, the statistics per phase and direction, whether the
+/// confidence target was met, then the last round in full (its verdicts and bottlenecks).
+pub fn render_series(series: &wireperf_suite::series::SeriesResult) -> String {
+    use wireperf_protocol::outcome::words::rate as short;
+    let mut s = String::new();
+    for (i, r) in series.rounds.iter().enumerate() {
+        let phases: Vec<String> = r
+            .phases
+            .iter()
+            .map(|p| match (&p.error, p.phase) {
+                (Some(_), _) => format!("{} failed", p.phase.name()),
+                (None, wireperf_suite::Phase::Bidir) => {
+                    format!("bidir {} / {}", short(p.upload_bps), short(p.download_bps))
+                }
+                (None, _) => format!("{} {}", p.phase.name(), short(p.upload_bps.max(p.download_bps))),
+            })
+            .collect();
+        let warm = if i < series.warmup { " (warm-up, not counted)" } else { "" };
+        s.push_str(&format!("round {:>2}: {}{warm}\n", i + 1, phases.join(", ")));
+    }
+    let counted = series.counted().len();
+    let level = series.statistics.first().map_or(95.0, |st| st.throughput_bps.level);
+    s.push_str(&format!(
+        "\nstatistics over {counted} round{}{}, {level}% confidence interval of the mean:\n",
+        if counted == 1 { "" } else { "s" },
+        match series.warmup {
+            0 => String::new(),
+            w => format!(" ({w} warm-up round{} left out)", if w == 1 { "" } else { "s" }),
+        }
+    ));
+    s.push_str(&format!(
+        "  {:<9} {:<9} {:>14} {:>14} {:>14} {:>31}  {}\n",
+        "phase", "direction", "median", "mean", "stdev", "min - max", "confidence interval"
+    ));
+    for st in &series.statistics {
+        let t = &st.throughput_bps;
+        let ci = match (t.ci, t.relative_half_width()) {
+            (Some((lo, hi)), Some(h)) => format!("[{}, {}] ±{:.1}%", short(lo.max(0.0)), short(hi), h * 100.0),
+            _ => "none from one round".into(),
+        };
+        s.push_str(&format!(
+            "  {:<9} {:<9} {:>14} {:>14} {:>14} {:>31}  {ci}\n",
+            st.phase.name(),
+            st.direction,
+            short(t.median),
+            short(t.mean),
+            short(t.sd),
+            format!("{} - {}", short(t.min), short(t.max)),
+        ));
+        let r = &st.retransmits;
+        let mut extra = format!("retransmits median {:.0}, mean {:.1}", r.median, r.mean);
+        if let Some((lo, hi)) = r.ci {
+            extra.push_str(&format!(" [{:.1}, {:.1}]", lo.max(0.0), hi));
+        }
+        if let Some(l) = &st.loaded_latency_ms {
+            extra.push_str(&format!("; loaded latency median {:.2} ms, mean {:.2} ms", l.median, l.mean));
+            if let Some((lo, hi)) = l.ci {
+                extra.push_str(&format!(" [{:.2}, {:.2}]", lo.max(0.0), hi));
+            }
+        }
+        s.push_str(&format!("  {:<19} {extra}\n", ""));
+    }
+    if let Some(c) = &series.confidence {
+        let widest = c.widest.as_ref().map_or(String::new(), |(n, p)| format!("; the widest: {n} ±{p:.1}%"));
+        if c.met {
+            s.push_str(&format!(
+                "confidence: every direction's {}% interval within ±{}% of its mean after {} counted rounds{widest}\n",
+                c.level,
+                c.width_pct / 2.0,
+                c.counted_rounds
+            ));
+        } else {
+            s.push_str(&format!(
+                "confidence: NOT reached: not every {}% interval within ±{}% of its mean after {} counted rounds, the cap{widest}\n",
+                c.level,
+                c.width_pct / 2.0,
+                c.counted_rounds
+            ));
+        }
+    }
+    if series.interrupted {
+        s.push_str("interrupted: the statistics cover the rounds that ran\n");
+    }
+    if let Some(last) = series.rounds.last() {
+        s.push_str(&format!("\nthe last round in full:\n{}", render(last)));
+    }
+    s
+}
+
+/// The gates, one line each.
+pub fn render_gates(gates: &[wireperf_suite::gates::GateResult]) -> String {
+    use wireperf_suite::gates::GateStatus;
+    let mut s = String::from("\ngates:\n");
+    for g in gates {
+        let mark = match g.status {
+            GateStatus::Met => "met",
+            GateStatus::Missed => "MISSED",
+            GateStatus::NotMeasured => "NOT MEASURED",
+        };
+        s.push_str(&format!("  [{mark}] {}: {}\n", g.name, g.message));
+    }
+    s
+}

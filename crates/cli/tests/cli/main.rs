@@ -38,6 +38,7 @@ mod params;
 mod path_lab;
 mod peers;
 mod regression;
+mod repeat;
 mod report;
 mod robustness;
 mod stock_peers;
