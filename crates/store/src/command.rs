@@ -30,8 +30,8 @@ pub enum HistoryCommand {
     List(ListFilter),
     /// Everything stored about one run.
     Show(RunId),
-    /// Two runs side by side: the baseline, then the later run.
-    Compare(RunId, RunId),
+    /// Two sides, each one run or several (a series' rounds): the baseline, then the later.
+    Compare(Vec<RunId>, Vec<RunId>),
     /// Runs (all when `ids` is empty) as one JSON document, to `output` or standard output.
     Export {
         /// Run ids.
@@ -88,7 +88,7 @@ pub fn execute(a: &HistoryRequest) -> Result<Output, StoreError> {
             Ok(ok(if a.json { pretty(&d)? } else { render::show(&d) }))
         }
         HistoryCommand::Compare(x, y) => {
-            let c = store.compare(x, y)?;
+            let c = store.compare_sets(&x, &y)?;
             Ok(ok(if a.json { pretty(&c)? } else { render::compare(&c) }))
         }
         HistoryCommand::Export { ids, output } => {

@@ -8,6 +8,7 @@ use wireperf_protocol::outcome::words::percent_change;
 
 use crate::link::{self, LinkFacts};
 use crate::model::{PhaseDetail, RunDetail, RunSummary};
+use crate::significance::{Significance, significance};
 
 /// What a metric's numbers are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -96,6 +97,8 @@ pub struct Comparison {
     pub phases: Vec<PhaseComparison>,
     /// Link changes.
     pub link: LinkComparison,
+    /// Each direction's change against the noise of the runs on each side.
+    pub significance: Significance,
 }
 
 /// Compares two stored runs.
@@ -113,7 +116,21 @@ pub fn compare(a: &RunDetail, b: &RunDetail) -> Comparison {
             PhaseComparison { name: n.to_string(), in_a: pa.is_some(), in_b: pb.is_some(), metrics: metrics(pa, pb) }
         })
         .collect();
-    Comparison { a: a.summary.clone(), b: b.summary.clone(), phases, link: link_changes(a, b) }
+    Comparison {
+        a: a.summary.clone(),
+        b: b.summary.clone(),
+        phases,
+        link: link_changes(a, b),
+        significance: significance(std::slice::from_ref(a), std::slice::from_ref(b)),
+    }
+}
+
+/// Compares two sides of one run or more each (a series' rounds): the table and link facts
+/// from each side's first run, the significance from all of them.
+pub fn compare_sets(a: &[RunDetail], b: &[RunDetail]) -> Option<Comparison> {
+    let mut c = compare(a.first()?, b.first()?);
+    c.significance = significance(a, b);
+    Some(c)
 }
 
 type Getter = fn(&PhaseDetail) -> Option<f64>;
@@ -223,5 +240,13 @@ impl crate::Store {
     /// Compares stored runs `a` and `b`.
     pub fn compare(&self, a: crate::RunId, b: crate::RunId) -> Result<Comparison, crate::StoreError> {
         Ok(compare(&self.get(a)?, &self.get(b)?))
+    }
+
+    /// Compares the runs `a` (one or more) with the runs `b`.
+    pub fn compare_sets(&self, a: &[crate::RunId], b: &[crate::RunId]) -> Result<Comparison, crate::StoreError> {
+        let get = |ids: &[crate::RunId]| ids.iter().map(|&i| self.get(i)).collect::<Result<Vec<_>, _>>();
+        let (ra, rb) = (get(a)?, get(b)?);
+        compare_sets(&ra, &rb)
+            .ok_or(crate::StoreError::NotFound(a.first().or(b.first()).copied().unwrap_or(crate::RunId(0))))
     }
 }

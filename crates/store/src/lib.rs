@@ -45,6 +45,7 @@ mod model;
 mod path;
 mod query;
 pub mod render;
+pub mod significance;
 mod store;
 mod time;
 

@@ -344,6 +344,13 @@ pub fn compare(c: &Comparison) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", run_line("A", &c.a));
     let _ = writeln!(out, "{}", run_line("B", &c.b));
+    let sig = &c.significance;
+    for (tag, runs) in [("A", &sig.a_runs), ("B", &sig.b_runs)] {
+        if runs.len() > 1 {
+            let ids: Vec<String> = runs.iter().map(ToString::to_string).collect();
+            let _ = writeln!(out, "{tag} series: runs {} (the table shows run {})", ids.join(", "), ids[0]);
+        }
+    }
     let _ = writeln!(out);
     use Align::{Left as L, Right as R};
     let header = [("PHASE", L), ("METRIC", L), ("A", R), ("B", R), ("CHANGE", R)];
@@ -373,6 +380,12 @@ pub fn compare(c: &Comparison) -> String {
         .collect();
     if !missing.is_empty() {
         let _ = writeln!(out, "({})", missing.join("; "));
+    }
+    if !sig.directions.is_empty() {
+        let _ = writeln!(out, "\nBeyond noise? (goodput, 95 % confidence, Welch's t-test)");
+        for d in &sig.directions {
+            let _ = writeln!(out, "  {}", d.sentence);
+        }
     }
     let _ = writeln!(out, "\nLink changes");
     let l = &c.link;

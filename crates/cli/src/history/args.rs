@@ -22,6 +22,36 @@ pub struct HistoryArgs {
     pub db: Option<PathBuf>,
 }
 
+/// Most runs a side of `compare` takes (a series is capped at 100 rounds).
+const MAX_RUN_SET: i64 = 100;
+
+/// One side of `compare`: its runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunSet(pub Vec<RunId>);
+
+/// `7`, `3,4,5`, `3-5` (ranges and lists may mix: `1-3,9`).
+fn parse_run_set(s: &str) -> Result<RunSet, String> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim) {
+        let bad = || format!("{part:?} is not a run id or FIRST-LAST range (e.g. 7, 3,4,5 or 3-5)");
+        let (lo, hi) = match part.split_once('-') {
+            Some((a, b)) => (a.parse::<RunId>().map_err(|_| bad())?, b.parse::<RunId>().map_err(|_| bad())?),
+            None => {
+                let id = part.parse::<RunId>().map_err(|_| bad())?;
+                (id, id)
+            }
+        };
+        if hi.0 < lo.0 {
+            return Err(format!("{part:?}: the range ends before it starts"));
+        }
+        if hi.0 - lo.0 + 1 + out.len() as i64 > MAX_RUN_SET {
+            return Err(format!("at most {MAX_RUN_SET} runs a side"));
+        }
+        out.extend((lo.0..=hi.0).map(RunId));
+    }
+    Ok(RunSet(out))
+}
+
 /// `wireperf history` subcommands.
 #[derive(Debug, Clone, Subcommand)]
 pub enum HistoryCmd {
@@ -32,12 +62,20 @@ pub enum HistoryCmd {
         /// Run id (from `history list`).
         id: RunId,
     },
-    /// Two runs side by side, per phase, with the change in percent and what changed in the link.
+    /// Two runs side by side, per phase, with the change in percent, what changed in the link,
+    /// and whether each direction's change is beyond noise.
+    ///
+    /// Each side is one run or several (a `suite --repeat` series' rounds: `3,4,5` or `3-5`).
+    /// With two runs or more a side, each direction gets the change of the means with its 95 %
+    /// confidence interval and Welch's t-test p-value; with one run a side it says that one run
+    /// cannot tell noise from change, and how many runs would.
     Compare {
-        /// The earlier run (the baseline).
-        a: RunId,
-        /// The later run.
-        b: RunId,
+        /// The earlier run(s), the baseline: ID, ID,ID,... or FIRST-LAST.
+        #[arg(value_parser = parse_run_set, value_name = "RUNS")]
+        a: RunSet,
+        /// The later run(s), as A.
+        #[arg(value_parser = parse_run_set, value_name = "RUNS")]
+        b: RunSet,
     },
     /// Write runs (all when no id is given) as one JSON document.
     Export {
@@ -93,11 +131,27 @@ impl HistoryArgs {
                 limit: l.limit,
             }),
             Some(HistoryCmd::Show { id }) => HistoryCommand::Show(id),
-            Some(HistoryCmd::Compare { a, b }) => HistoryCommand::Compare(a, b),
+            Some(HistoryCmd::Compare { a, b }) => HistoryCommand::Compare(a.0, b.0),
             Some(HistoryCmd::Export { ids, output }) => HistoryCommand::Export { ids, output },
             Some(HistoryCmd::Import { files, label }) => HistoryCommand::Import { files, label },
             Some(HistoryCmd::Delete { id }) => HistoryCommand::Delete(id),
         };
         HistoryRequest { command, json: self.json, db: self.db.clone() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_sets_take_ids_lists_and_ranges() {
+        let ids = |v: &[i64]| RunSet(v.iter().copied().map(RunId).collect());
+        assert_eq!(parse_run_set("7").unwrap(), ids(&[7]));
+        assert_eq!(parse_run_set("3,4,5").unwrap(), ids(&[3, 4, 5]));
+        assert_eq!(parse_run_set("1-3,9").unwrap(), ids(&[1, 2, 3, 9]));
+        assert!(parse_run_set("5-3").unwrap_err().contains("ends before"));
+        assert!(parse_run_set("x").unwrap_err().contains("not a run id"));
+        assert!(parse_run_set("1-1000000").unwrap_err().contains("at most 100"));
     }
 }

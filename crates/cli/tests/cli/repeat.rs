@@ -212,3 +212,49 @@ fn lab_confidence_on_a_steady_path_stops_early() {
     let (lo, hi) = (up["ci"][0].as_f64().unwrap(), up["ci"][1].as_f64().unwrap());
     assert!(lo <= 200e6 && hi >= 150e6, "[{lo}, {hi}]");
 }
+
+/// Two saved series of two rounds each, then `history compare` with the rounds as its sides:
+/// a "Beyond noise?" block with one sentence per direction, each a Welch verdict (two runs a
+/// side give an interval and a p-value), not the single-run advice.
+#[test]
+fn history_compare_of_two_saved_series_judges_each_direction() {
+    let server = start_server(&wireperf(), &[]);
+    let port = server.port.to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite");
+    let db = db.to_str().unwrap();
+    let series = || {
+        let out = run_client(
+            &wireperf(),
+            &["suite", "127.0.0.1", "-p", &port, "-t", "1", "--no-latency", "--db", db, "--json", "--repeat", "2"],
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let ids: Vec<String> = v["saved_runs"].as_array().unwrap().iter().map(|i| i.to_string()).collect();
+        assert_eq!(ids.len(), 2, "{v}");
+        ids.join(",")
+    };
+    let (a, b) = (series(), series());
+    let out = run_client(&wireperf(), &["history", "--db", db, "compare", &a, &b]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let block = text.split("Beyond noise? (goodput, 95 % confidence, Welch's t-test)\n").nth(1).expect(&text);
+    let lines: Vec<&str> = block.lines().take_while(|l| l.starts_with("  ")).collect();
+    for dir in ["upload", "download", "bidir upload", "bidir download"] {
+        let line = lines
+            .iter()
+            .find(|l| l.trim_start().starts_with(&format!("{dir} ")) || l.trim_start().starts_with(&format!("{dir}:")));
+        let line = line.unwrap_or_else(|| panic!("no {dir} line in {text}"));
+        assert!(
+            line.contains(" faster by ")
+                || line.contains(" slower by ")
+                || line.contains(": no significant change (p = "),
+            "{line}"
+        );
+        assert!(line.contains("p "), "{line}");
+    }
+    let json = run_client(&wireperf(), &["history", "--db", db, "--json", "compare", &a, &b]);
+    let v: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["significance"]["directions"].as_array().unwrap().len(), 4, "{v}");
+    assert_eq!(v["significance"]["directions"][0]["a"]["n"], 2, "{v}");
+}

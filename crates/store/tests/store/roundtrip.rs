@@ -202,3 +202,36 @@ fn a_watched_phase_keeps_its_bottleneck_and_cpu_load() {
     assert_eq!((p.phase_details[0].bottleneck.as_ref(), p.phase_details[0].cpu_load.as_ref()), (None, None));
     assert!(!wireperf_store::render::show(&p).contains("bottleneck"));
 }
+
+/// Series on both sides: each direction's change with its interval and p-value; one run a
+/// side: the sentence says one run cannot tell noise from change.
+#[test]
+fn compare_sets_tell_a_change_from_noise() {
+    let (_, report) = tcp_client_report();
+    let (_dir, path) = temp_db();
+    let mut store = Store::open(&path).unwrap();
+    let mut insert = |k: f64| store.insert_run(&NewRun::single(RunKind::Client, None, scaled(&report, k))).unwrap();
+    let a: Vec<_> = [1.0, 1.02, 0.98, 1.01].into_iter().map(&mut insert).collect();
+    let b: Vec<_> = [1.5, 1.52, 1.48, 1.49].into_iter().map(&mut insert).collect();
+    let same: Vec<_> = [0.99, 1.03, 0.97, 1.02].into_iter().map(&mut insert).collect();
+    let c = store.compare_sets(&a, &b).unwrap();
+    let d = &c.significance.directions[0];
+    assert!(d.significant, "{d:?}");
+    assert_eq!((d.a.n, d.b.n), (4, 4));
+    let w = d.welch.unwrap();
+    assert!(w.p < 0.001 && w.ci.0 > 0.0, "{w:?}");
+    let text = wireperf_store::render::compare(&c);
+    assert!(text.contains(&format!("A series: runs {}, {}, {}, {}", a[0], a[1], a[2], a[3])), "{text}");
+    assert!(text.contains("Beyond noise? (goodput, 95 % confidence, Welch's t-test)"), "{text}");
+    assert!(text.contains(" faster by 49.4 % ["), "{text}");
+
+    let c = store.compare_sets(&a, &same).unwrap();
+    let d = &c.significance.directions[0];
+    assert!(!d.significant, "{d:?}");
+    assert!(d.sentence.contains(": no significant change (p = 1.00; the series' noise is ±3 %)"), "{}", d.sentence);
+
+    let c = store.compare(a[0], b[0]).unwrap();
+    let text = wireperf_store::render::compare(&c);
+    assert!(text.contains("+50.0 %: a single run cannot tell noise from change"), "{text}");
+    assert!(matches!(store.compare_sets(&a, &[wireperf_store::RunId(999)]), Err(StoreError::NotFound(_))));
+}
