@@ -35,7 +35,7 @@ pub enum Command {
     Selftest(crate::selftest::SelftestArgs),
     /// Upload, download and bidir (and UDP) against a server, judged against the link.
     #[cfg(feature = "suite")]
-    Suite(crate::suite::SuiteArgs),
+    Suite(Box<crate::suite::SuiteArgs>),
     /// Explain why a network link is slow, and how to fix it.
     Doctor(crate::doctor::DoctorArgs),
     /// Prometheus exporter: /probe runs one test per scrape, /metrics has its own counters.

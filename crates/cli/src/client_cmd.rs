@@ -1,18 +1,20 @@
-//! `wireperf -c HOST`: run one test and print it as iperf3 would.
+//! `wireperf -c HOST`: run one test and print it as iperf3 would. A series (`--repeat`,
+//! [`crate::iperf::series`]) runs [`test_in_series`] once per test.
 
 use crate::iperf::lower::OutputOpts;
 use crate::json_out::{JsonMode, JsonObserver};
 use crate::live_hosts::LiveHosts;
-use crate::output::Sink;
+use crate::output::{Captured, Sink};
 use crate::text_out::TextObserver;
 use crate::why;
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use wireperf_doctor::watch::Watch;
-use wireperf_engine::{ClientConfig, Observer, Outcome, run_client, run_client_finishing};
+use wireperf_engine::{ClientConfig, EngineError, Observer, Outcome, run_client, run_client_finishing};
 use wireperf_latency::{LatencySummary, Phase};
+use wireperf_protocol::schema::TestReport;
 use wireperf_suite::bottleneck::{self, PeerWatch, WatchReply};
 use wireperf_suite::latency::{LatencyConfig, LatencyProbe};
 use wireperf_tui::{Controls, LiveView};
@@ -45,7 +47,7 @@ fn run_live(cfg: &ClientConfig, obs: Box<dyn Observer + Send>, interrupt: &Arc<A
         Err(e) => {
             eprintln!("wireperf: --tui unavailable ({e}); plain output");
             let mut obs = obs;
-            return run_plain(cfg, obs.as_mut(), interrupt, latency);
+            return run_plain(cfg, obs.as_mut(), interrupt, latency, 0);
         }
     };
     let mut live_obs = view.observer(obs, Some(Box::new(LiveHosts::start())));
@@ -70,20 +72,72 @@ type Probe = Option<(Phase, LatencyConfig)>;
 /// its host), the latency figures.
 type Ran = (Outcome, (Option<WatchReply>, bool), Option<LatencySummary>);
 
+/// Pause between the starts of a test a server refused or found busy (see [`run_plain`]).
+const BUSY_PAUSE: Duration = Duration::from_millis(200);
+
 /// Runs the test with plain output; the far side's watch samples and the latency figures
-/// come back with it.
-fn run_plain(cfg: &ClientConfig, obs: &mut dyn Observer, interrupt: &AtomicBool, latency: Probe) -> Ran {
+/// come back with it. A start refused or answered "busy" is tried again up to `busy_retries`
+/// times: a stock iperf3 server re-opens its listener after each test and is busy while it
+/// finishes the last one, which the next test of a series meets (nothing is printed before a
+/// test has started, so a retried start leaves no trace).
+fn run_plain(
+    cfg: &ClientConfig,
+    obs: &mut dyn Observer,
+    interrupt: &AtomicBool,
+    latency: Probe,
+    busy_retries: u32,
+) -> Ran {
     let mut peer = PeerWatch::new(obs);
     let mut probe = LatencyProbe::new(&mut peer, &cfg.host, cfg.port, latency);
-    let outcome = run_client(cfg, &mut probe, interrupt);
+    let mut outcome = run_client(cfg, &mut probe, interrupt);
+    for _ in 0..busy_retries {
+        let busy = matches!(outcome.error, Some(EngineError::Connect(_) | EngineError::AccessDenied));
+        if !busy || interrupt.load(Ordering::Relaxed) {
+            break;
+        }
+        std::thread::sleep(BUSY_PAUSE);
+        outcome = run_client(cfg, &mut probe, interrupt);
+    }
     let latency = probe.finish(&outcome.report);
     (outcome, (peer.far(), peer.declined()), latency)
 }
 
-/// Runs the client; returns the exit status. `save` is the history database to store the run
-/// in (`Some(None)`: the default one; `None`: `--no-save`). `why` (`--why`) watches the hosts
-/// and prints the bottleneck of each direction after the summary; `tui` asks for the live view;
-/// `latency` (`--latency`) probes round trips beside the test and prints them after that.
+/// What a test does besides running: save it, watch it, probe its latency.
+pub struct TestOpts<'a> {
+    /// The history database to store the run in (`Some(None)`: the default one; `None`:
+    /// `--no-save`).
+    pub save: Option<Option<&'a std::path::Path>>,
+    /// `--why`: watch the hosts and print the bottleneck of each direction after the summary.
+    pub why: bool,
+    /// `--latency`: probe round trips beside the test and print them after that.
+    pub latency: Option<LatencyConfig>,
+}
+
+/// What a test of a series left.
+pub struct Tested {
+    /// The exit status a single `wireperf -c` would have ended with.
+    pub code: i32,
+    /// The test's report, with its `error` when it failed (as saved).
+    pub report: TestReport,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// With -J: the document a single test prints (none when stdout's reader went away).
+    pub document: Option<serde_json::Value>,
+    /// The run's id in the history, when it was saved.
+    pub saved: Option<i64>,
+}
+
+/// The log file or stdout; says why not and gives the exit status when the log file does not
+/// open.
+pub fn open_sink(out: &OutputOpts) -> Result<Sink, i32> {
+    Sink::open(out.logfile.as_deref(), out.timestamps.clone(), out.forceflush).map_err(|e| {
+        eprintln!("wireperf: error - unable to open log file: {e}");
+        1
+    })
+}
+
+/// Runs the client; returns the exit status. `save`, `why` and `latency` are [`TestOpts`];
+/// `tui` asks for the live view.
 pub fn run(
     cfg: &ClientConfig,
     out: &OutputOpts,
@@ -99,14 +153,41 @@ pub fn run(
         let (s, c) = Sink::memory(out.timestamps.clone());
         (s, Some(c))
     } else {
-        match Sink::open(out.logfile.as_deref(), out.timestamps.clone(), out.forceflush) {
+        match open_sink(out) {
             Ok(s) => (s, None),
-            Err(e) => {
-                eprintln!("wireperf: error - unable to open log file: {e}");
-                return 1;
-            }
+            Err(code) => return code,
         }
     };
+    let opts = TestOpts { save, why, latency };
+    one_test(cfg, out, &sink, &opts, Screen { live, captured, keep_document: false, busy_retries: 0 }).code
+}
+
+/// One test of a series: printed to `sink` as a single test is, except that its -J document is
+/// handed back rather than printed; the plain output only (the live view is for one test). A
+/// start the server refuses or finds busy is retried for two seconds unless `first`.
+pub fn test_in_series(cfg: &ClientConfig, out: &OutputOpts, sink: &Sink, opts: &TestOpts<'_>, first: bool) -> Tested {
+    let busy_retries = if first { 0 } else { 10 };
+    one_test(cfg, out, sink, opts, Screen { live: false, captured: None, keep_document: true, busy_retries })
+}
+
+/// How a test meets the terminal.
+struct Screen {
+    /// Under the live view.
+    live: bool,
+    /// The text output kept while the live view has the screen.
+    captured: Option<Captured>,
+    /// -J: hand the document back instead of printing it.
+    keep_document: bool,
+    /// See [`run_plain`].
+    busy_retries: u32,
+}
+
+/// Runs one test and prints it; see [`run`].
+fn one_test(cfg: &ClientConfig, out: &OutputOpts, sink: &Sink, opts: &TestOpts<'_>, screen: Screen) -> Tested {
+    let (why, latency, save) = (opts.why, opts.latency, opts.save);
+    let (live, captured) = (screen.live, screen.captured);
+    let sink = sink.clone();
+    let mut document = None;
     let interrupt = crate::signals::interrupt_flag();
     let inner: Box<dyn Observer + Send> = if out.json {
         Box::new(JsonObserver::client(sink.clone(), JsonMode::of(out)))
@@ -120,7 +201,7 @@ pub fn run(
     let (mut outcome, (far, declined), latency) = if live {
         run_live(cfg, output, &interrupt, probe)
     } else {
-        run_plain(cfg, output.as_mut(), &interrupt, probe)
+        run_plain(cfg, output.as_mut(), &interrupt, probe, screen.busy_retries)
     };
     if let Some(l) = &latency {
         outcome.report.wireperf_latency = Some(l.to_json_full());
@@ -150,7 +231,11 @@ pub fn run(
             if out.json {
                 let mut report = outcome.report.clone();
                 report.error = Some(e.to_string());
-                JsonObserver::print_error(&sink, &report, JsonMode::of(out));
+                if screen.keep_document {
+                    document = serde_json::to_value(&report).ok();
+                } else {
+                    JsonObserver::print_error(&sink, &report, JsonMode::of(out));
+                }
             } else {
                 sink.flush();
                 let line = format!("wireperf: {msg}\n");
@@ -172,10 +257,16 @@ pub fn run(
         Some(v) if out.json && out.json_stream => {
             sink.raw(&format!("{}\n", serde_json::json!({"event": "wireperf", "data": why::extension(v, watched)})));
         }
+        Some(v) if out.json && screen.keep_document => {
+            document = Some(why::json_with_verdicts(&outcome.report, v, watched));
+        }
         Some(v) if out.json => {
             sink.raw(&wireperf_report::cjson::to_cjson_string(&why::json_with_verdicts(&outcome.report, v, watched)));
         }
         Some(v) => sink.lines(&why::render_text(v, watched), None),
+        None if out.json && outcome.error.is_none() && screen.keep_document => {
+            document = serde_json::to_value(&outcome.report).ok();
+        }
         None if out.json && outcome.error.is_none() && JsonMode::of(out).document => {
             sink.raw(&wireperf_report::cjson::to_cjson_string(&outcome.report));
         }
@@ -189,31 +280,36 @@ pub fn run(
         _ => {}
     }
     sink.flush();
-    if let Some(db) = save {
+    let mut report = outcome.report;
+    let error = outcome.error.as_ref().map(ToString::to_string);
+    if let Some(e) = &error {
+        report.error.get_or_insert_with(|| e.clone());
+    }
+    let saved = save.and_then(|db| {
         let watched = verdicts.as_ref().and_then(|v| serde_json::to_value(v).ok()).map(|v| {
             let far_reply = far.as_ref();
             (v, bottleneck::cpu_load(local.as_ref(), far_reply))
         });
-        save_run(db, &outcome, watched);
-    }
-    code
+        save_run(db, &report, watched)
+    });
+    Tested { code, report, error, document, saved }
 }
 
-/// Saves the run in the history. A side record: a failure to save warns but never changes the
-/// result.
+/// Saves the run (its report with its error) in the history and gives its id. A side record:
+/// a failure to save warns but never changes the result.
 #[cfg(feature = "history")]
 fn save_run(
     db: Option<&std::path::Path>,
-    outcome: &wireperf_engine::Outcome,
+    report: &TestReport,
     watched: Option<(serde_json::Value, serde_json::Value)>,
-) {
-    let mut report = outcome.report.clone();
-    if let Some(e) = &outcome.error {
-        report.error.get_or_insert_with(|| e.to_string());
-    }
+) -> Option<i64> {
     let cmdline = wireperf_store::current_command_line();
-    if let Err(e) = wireperf_store::save_client_run(db, &report, &cmdline, watched) {
-        eprintln!("wireperf: warning - run not saved to history: {e}");
+    match wireperf_store::save_client_run(db, report, &cmdline, watched) {
+        Ok(id) => Some(id.0),
+        Err(e) => {
+            eprintln!("wireperf: warning - run not saved to history: {e}");
+            None
+        }
     }
 }
 
@@ -221,13 +317,14 @@ fn save_run(
 #[cfg(not(feature = "history"))]
 fn save_run(
     db: Option<&std::path::Path>,
-    _outcome: &wireperf_engine::Outcome,
+    _report: &TestReport,
     _watched: Option<(serde_json::Value, serde_json::Value)>,
-) {
+) -> Option<i64> {
     if let Some(db) = db {
         eprintln!(
             "wireperf: warning - run not saved to {}: this wireperf was built without the history (cargo feature `history`)",
             db.display()
         );
     }
+    None
 }

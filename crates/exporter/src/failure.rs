@@ -1,7 +1,8 @@
 //! Why a probe failed, as a short machine-readable reason and a message for people.
 //!
 //! The reason is a label value (`/metrics` counts failures by it, `/probe` shows it), so the
-//! set is small and fixed: [`REASONS`].
+//! set is small and fixed: [`REASONS`]. A test of a series (`repeat=N`) fails the probe with
+//! its own reason; only the message says which round it was.
 
 use std::io::ErrorKind;
 use wireperf_engine::EngineError;
@@ -33,6 +34,15 @@ impl Failure {
     /// A failure with `reason` (one of [`REASONS`]).
     pub fn new(reason: &'static str, message: impl Into<String>) -> Self {
         Self { reason, message: message.into() }
+    }
+
+    /// The same failure, said of round `round` of a series of `of` tests ("round 2 of 3: …").
+    /// A single test (`of` = 1) keeps its message as it is.
+    pub fn in_round(self, round: u32, of: u32) -> Self {
+        if of < 2 {
+            return self;
+        }
+        Self { reason: self.reason, message: format!("round {round} of {of}: {}", self.message) }
     }
 
     /// Classifies an engine error.
@@ -79,5 +89,13 @@ mod tests {
             assert!(REASONS.contains(&f.reason));
             assert_eq!(f.message, e.to_string());
         }
+    }
+
+    #[test]
+    fn a_failed_round_keeps_its_reason_and_says_which_round() {
+        let f = Failure::from_engine(&EngineError::AccessDenied);
+        let r = f.clone().in_round(2, 3);
+        assert_eq!((r.reason, r.message.as_str()), ("busy", format!("round 2 of 3: {}", f.message).as_str()));
+        assert_eq!(f.clone().in_round(1, 1), f, "a single test's message is unchanged");
     }
 }

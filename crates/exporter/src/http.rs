@@ -4,7 +4,7 @@
 //! tokio lives only in this crate, on a `current_thread` runtime: HTTP handling is light, and
 //! the tests themselves run on the runtime's blocking threads.
 
-use crate::budget::{SCRAPE_TIMEOUT_HEADER, TimeoutPolicy};
+use crate::budget::{SCRAPE_TIMEOUT_HEADER, TimeoutPolicy, check_series};
 use crate::error::Error;
 use crate::health::Health;
 use crate::limits::Limiter;
@@ -40,8 +40,10 @@ pub fn router(state: Arc<ExporterState>) -> Router {
 async fn index() -> impl IntoResponse {
     (
         [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-        "wireperf exporter\n\n/probe?target=HOST[:PORT]&duration=SECS&reverse=1&bidir=1&udp=1&bitrate=RATE&parallel=N\n\
-         \x20   runs one test against a wireperf or iperf3 server and returns its results\n\
+        "wireperf exporter\n\n/probe?target=HOST[:PORT]&duration=SECS&reverse=1&bidir=1&udp=1&bitrate=RATE&parallel=N\
+         &repeat=N\n\
+         \x20   runs one test (repeat=N: N tests and their mean and confidence interval) against a\n\
+         \x20   wireperf or iperf3 server and returns its results\n\
          /metrics\n    the exporter's own counters\n",
     )
 }
@@ -56,7 +58,10 @@ async fn probe(
     Query(q): Query<HashMap<String, String>>,
 ) -> Response {
     let started = Instant::now();
-    let spec = match ProbeSpec::from_query(&q, st.defaults) {
+    let header = headers.get(SCRAPE_TIMEOUT_HEADER).and_then(|v| v.to_str().ok());
+    let timeout = st.timeouts.probe_timeout(header);
+    // A series that cannot fit the scrape timeout is a configuration error, like a bad value.
+    let spec = match ProbeSpec::from_query(&q, st.defaults).and_then(|s| check_series(&s, timeout).map(|()| s)) {
         Ok(s) => s,
         Err(e) => {
             st.health.bad_request();
@@ -64,8 +69,7 @@ async fn probe(
             return (StatusCode::BAD_REQUEST, format!("{e}\n")).into_response();
         }
     };
-    let header = headers.get(SCRAPE_TIMEOUT_HEADER).and_then(|v| v.to_str().ok());
-    let deadline = started + st.timeouts.probe_timeout(header);
+    let deadline = started + timeout;
     st.health.started();
     let rep = crate::probe::run(&spec, &st.limiter, started, deadline).await;
     let failure = rep.outcome.as_ref().err();

@@ -9,8 +9,10 @@
 //! - [`params`]: `/probe` query → [`params::ProbeSpec`] (wireperf's and iperf3-exporter names).
 //! - [`budget`]: the probe deadline from Prometheus' scrape-timeout header; test length clamping.
 //! - [`limits`]: at most N probes at once, one at a time per target.
-//! - [`probe`]: one probe: slot, engine client on a blocking thread, deadline, interrupt.
+//! - [`probe`]: one probe: slot, engine client on a blocking thread (one test, or `repeat`
+//!   tests back to back), deadline, interrupt.
 //! - [`results`]: the numbers to publish: the engine's report as a [`wireperf_protocol::TestOutcome`].
+//! - [`series`]: `repeat=N`'s tests per direction: mean, spread, 95 % confidence interval.
 //! - [`failure`]: why a probe failed, as a fixed reason and a message.
 //! - [`render`]: one probe → Prometheus text; [`render::METRICS`] documents every name.
 //! - [`health`]: the exporter's own `/metrics`.
@@ -33,6 +35,7 @@ pub mod params;
 pub mod probe;
 pub mod render;
 pub mod results;
+pub mod series;
 pub mod serve;
 pub mod server_metrics;
 

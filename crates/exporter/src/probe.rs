@@ -1,20 +1,24 @@
-//! One probe: wait for a slot, run one test on a blocking thread, never past the deadline.
+//! One probe: wait for a slot, run one test (or `repeat` tests back to back) on a blocking
+//! thread, never past the deadline.
 //!
 //! The engine is synchronous (one OS thread per stream), so the test runs under
 //! `spawn_blocking`. Every wait the engine does is bounded by the probe's budget (connect
 //! timeout, receive timeout), and at the deadline the probe answers `probe_success 0` at once
 //! and raises the engine's interrupt flag, which ends the test within a fraction of a second.
 //! The slots stay held by the blocking thread until it has really finished, so an overrun test
-//! never overlaps the next probe of the same target.
+//! never overlaps the next probe of the same target. A series holds them from its first test
+//! to its last (no other probe of the target runs between its tests) and stops at its first
+//! failed test: the probe has failed, and more tests would only load the link.
 
-use crate::budget::clamp_duration;
+use crate::budget::{clamp_duration, extra_per_test, per_test};
 use crate::failure::Failure;
 use crate::limits::Limiter;
 use crate::params::ProbeSpec;
 use crate::render::ProbeReport;
 use crate::results::ProbeResults;
+use crate::series::Series;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Duration;
 use tokio::time::Instant;
 use wireperf_engine::event::NullObserver;
@@ -23,11 +27,6 @@ use wireperf_latency::Phase;
 use wireperf_protocol::params::DEFAULT_UDP_RATE;
 use wireperf_protocol::{Protocol, TestParams};
 use wireperf_suite::latency::{LatencyConfig, LatencyProbe};
-
-/// Time a latency probe needs beside its test: the idle probes (1 s of connects before the
-/// cookie, and against a wireperf server 1 s more on its echo) and the wait for the last
-/// loaded probes' answers.
-const LATENCY_RESERVE: Duration = Duration::from_secs(3);
 
 /// A busy answer is tried again, this many times in all, this far apart, while the rest of the
 /// deadline still holds the test (plus a second for its start and results). Why: a server
@@ -78,6 +77,59 @@ impl Drop for StopOnDrop {
     }
 }
 
+/// What one test of a probe needs besides its configuration.
+struct TestRun<'a> {
+    cfg: &'a ClientConfig,
+    latency: Option<(Phase, LatencyConfig)>,
+    interrupt: &'a AtomicBool,
+    deadline: std::time::Instant,
+}
+
+impl TestRun<'_> {
+    /// Runs one test, trying a busy answer again while the deadline still holds `time_left`
+    /// (this test's time and that of the series' tests after it).
+    fn once(&self, time_left: Duration) -> Result<ProbeResults, Failure> {
+        let mut attempt = 1;
+        let (outcome, summary) = loop {
+            let mut null = NullObserver;
+            let mut obs = LatencyProbe::new(&mut null, &self.cfg.host, self.cfg.port, self.latency);
+            let outcome = run_client(self.cfg, &mut obs, self.interrupt);
+            let summary = obs.finish(&outcome.report);
+            let busy = matches!(outcome.error, Some(EngineError::AccessDenied));
+            let room = std::time::Instant::now() + BUSY_PAUSE + time_left + BUSY_MARGIN <= self.deadline;
+            if !busy || attempt >= BUSY_ATTEMPTS || !room || self.interrupt.load(Ordering::Relaxed) {
+                break (outcome, summary);
+            }
+            attempt += 1;
+            std::thread::sleep(BUSY_PAUSE);
+        };
+        match outcome.error {
+            Some(e) => Err(Failure::from_engine(&e)),
+            None => ProbeResults::from_report(&outcome.report)
+                .map(|r| ProbeResults { latency: summary, ..r })
+                .map_err(|e| Failure::new("test_failed", e.to_string())),
+        }
+    }
+
+    /// Runs `rounds` tests of `test_time` each back to back, counting them in `round`; the
+    /// last test's results, with the series' summary when there were two or more. The first
+    /// failed test ends the series and fails it, saying which round it was.
+    fn series(&self, rounds: u32, test_time: Duration, round: &AtomicU32) -> Result<ProbeResults, Failure> {
+        let mut done = Vec::with_capacity(rounds as usize);
+        for r in 1..=rounds {
+            round.store(r, Ordering::Relaxed);
+            if r > 1 && self.interrupt.load(Ordering::Relaxed) {
+                // The probe has already answered (its deadline, or the scraper hung up).
+                return Err(Failure::new("timeout", "the probe ended before this test").in_round(r, rounds));
+            }
+            done.push(self.once(test_time * (rounds - r + 1)).map_err(|f| f.in_round(r, rounds))?);
+        }
+        let series = (rounds > 1).then(|| Series::of(&done));
+        let last = done.pop().ok_or_else(|| Failure::new("internal", "no test ran"))?;
+        Ok(ProbeResults { series, ..last })
+    }
+}
+
 /// Runs one probe and reports what happened; returns by `deadline` whatever the target does.
 pub async fn run(spec: &ProbeSpec, limiter: &Limiter, started: Instant, deadline: Instant) -> ProbeReport {
     let mut rep = ProbeReport {
@@ -89,47 +141,33 @@ pub async fn run(spec: &ProbeSpec, limiter: &Limiter, started: Instant, deadline
         outcome: Err(Failure::new("internal", "not run")),
     };
     let key = format!("{}:{}", spec.host, spec.port);
+    let rounds = spec.repeat.max(1);
     rep.outcome = match limiter.acquire(&key, deadline).await {
         Err(busy) => Err(Failure::new("overloaded", busy.to_string())),
         Ok(permits) => {
             let remaining = deadline.saturating_duration_since(Instant::now());
-            let reserve = if spec.latency { LATENCY_RESERVE } else { Duration::ZERO };
-            rep.test_seconds = clamp_duration(spec.duration, remaining.saturating_sub(reserve));
+            let reserve = extra_per_test(spec);
+            rep.test_seconds = clamp_duration(spec.duration, per_test(remaining, rounds, reserve));
             let cfg = client_config(spec, rep.test_seconds, remaining);
             let latency = spec.latency.then(|| (Phase::of_test(spec.reverse, spec.bidir), LatencyConfig::default()));
             let interrupt = StopOnDrop(Arc::new(AtomicBool::new(false)));
             let flag = Arc::clone(&interrupt.0);
+            let round = Arc::new(AtomicU32::new(0));
+            let round_seen = Arc::clone(&round);
             let test_time = Duration::from_secs(u64::from(rep.test_seconds)) + reserve;
             let std_deadline = deadline.into_std();
             let task = tokio::task::spawn_blocking(move || {
                 let _slots = permits;
-                let mut attempt = 1;
-                let (outcome, summary) = loop {
-                    let mut null = NullObserver;
-                    let mut obs = LatencyProbe::new(&mut null, &cfg.host, cfg.port, latency);
-                    let outcome = run_client(&cfg, &mut obs, &flag);
-                    let summary = obs.finish(&outcome.report);
-                    let busy = matches!(outcome.error, Some(EngineError::AccessDenied));
-                    let room = std::time::Instant::now() + BUSY_PAUSE + test_time + BUSY_MARGIN <= std_deadline;
-                    if !busy || attempt >= BUSY_ATTEMPTS || !room || flag.load(Ordering::Relaxed) {
-                        break (outcome, summary);
-                    }
-                    attempt += 1;
-                    std::thread::sleep(BUSY_PAUSE);
-                };
-                match outcome.error {
-                    Some(e) => Err(Failure::from_engine(&e)),
-                    None => ProbeResults::from_report(&outcome.report)
-                        .map(|r| ProbeResults { latency: summary, ..r })
-                        .map_err(|e| Failure::new("test_failed", e.to_string())),
-                }
+                let run = TestRun { cfg: &cfg, latency, interrupt: &flag, deadline: std_deadline };
+                run.series(rounds, test_time, &round)
             });
             match tokio::time::timeout_at(deadline, task).await {
                 Ok(Ok(outcome)) => outcome,
                 Ok(Err(join)) => Err(Failure::new("internal", format!("the test thread failed: {join}"))),
                 Err(_) => {
                     let budget = deadline.saturating_duration_since(started).as_secs_f64();
-                    Err(Failure::new("timeout", format!("no result within the probe timeout ({budget:.2}s)")))
+                    let f = Failure::new("timeout", format!("no result within the probe timeout ({budget:.2}s)"));
+                    Err(f.in_round(round_seen.load(Ordering::Relaxed).max(1), rounds))
                 }
             }
         }
@@ -154,6 +192,7 @@ mod tests {
             burst: None,
             parallel: 3,
             latency: false,
+            repeat: 1,
         }
     }
 
@@ -197,6 +236,25 @@ mod tests {
         let f = rep.outcome.unwrap_err();
         assert_eq!(f.reason, "refused", "{f:?}");
         assert!(rep.duration < Duration::from_secs(2), "{:?}", rep.duration);
+    }
+
+    #[test]
+    fn a_series_fails_at_its_first_failed_round_and_says_so() {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let mut s = spec();
+        s.host = "127.0.0.1".into();
+        s.port = port;
+        s.repeat = 3;
+        let limiter = Limiter::new(1, 1);
+        let rep = rt.block_on(async {
+            let now = Instant::now();
+            run(&s, &limiter, now, now + Duration::from_secs(5)).await
+        });
+        let f = rep.outcome.unwrap_err();
+        assert_eq!(f.reason, "refused", "the reason a single test would give: {f:?}");
+        assert!(f.message.starts_with("round 1 of 3: "), "{f:?}");
+        assert!(rep.duration < Duration::from_secs(2), "the other rounds did not run: {:?}", rep.duration);
     }
 
     #[test]

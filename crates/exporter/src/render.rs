@@ -7,10 +7,16 @@
 //! - the iperf3 exporter's (`iperf3_up`, `iperf3_sent_bytes`, …, labels `target` and `port`),
 //!   published as that exporter does (zeros on failure), so existing dashboards keep working.
 //!
+//! A series (`repeat=N`, N ≥ 2) adds `wireperf_series_*` gauges per direction (the mean
+//! throughput, its 95 % confidence interval, the standard deviation, the tests counted); every
+//! other metric keeps meaning one test, the series' last, so dashboards built on them read a
+//! series probe as they read a single test. With one test no `wireperf_series_*` appears.
+//!
 //! [`METRICS`] lists every name with its help text; `docs/monitoring.md` is written from it.
 
 use crate::failure::Failure;
 use crate::results::{Flow, ProbeResults};
+use crate::series::Series;
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
@@ -19,12 +25,13 @@ use prometheus_client::registry::Registry;
 use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 use wireperf_protocol::outcome::{Tally, Udp};
+use wireperf_stats::Summary;
 
 /// The content type of [`render`]'s output.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 /// Every metric a probe can publish: (name as scraped, help).
-pub const METRICS: [(&str, &str); 40] = [
+pub const METRICS: [(&str, &str); 45] = [
     ("probe_success", "1 if the test ran to the end and reported totals, else 0"),
     ("probe_duration_seconds", "How long the probe took, including waiting for a slot"),
     ("wireperf_probe_info", "The test that ran: protocol, streams per direction, test length (seconds), peer address"),
@@ -65,6 +72,20 @@ pub const METRICS: [(&str, &str); 40] = [
     ("wireperf_latency_rpm", "latency=1: responsiveness under the load, round trips per minute"),
     ("wireperf_latency_grade", "latency=1: the bufferbloat grade as a number, A=1 B=2 C=3 D=4 F=5"),
     ("wireperf_latency_info", "latency=1: the grade, the probe method and the loaded phase"),
+    ("wireperf_series_runs", "repeat=N: tests of the series counted in this direction"),
+    (
+        "wireperf_series_throughput_mean_bits_per_second",
+        "repeat=N: mean of the series' throughputs (receiver's rate) in this direction",
+    ),
+    (
+        "wireperf_series_throughput_ci_low_bits_per_second",
+        "repeat=N: lower bound of the 95% confidence interval of the mean throughput (Student t)",
+    ),
+    (
+        "wireperf_series_throughput_ci_high_bits_per_second",
+        "repeat=N: upper bound of the 95% confidence interval of the mean throughput (Student t)",
+    ),
+    ("wireperf_series_throughput_stddev_bits_per_second", "repeat=N: sample standard deviation of the throughputs"),
 ];
 
 /// What one probe did.
@@ -160,6 +181,22 @@ fn wireperf_metrics(out: &mut Out, r: &ProbeResults, test_seconds: u32) {
     }
 }
 
+/// The series' gauges, per direction; a direction with one counted test has no interval and
+/// publishes none (never a 0).
+fn series_metrics(out: &mut Out, s: &Series) {
+    let rows = |f: fn(&Summary) -> Option<f64>| -> Vec<(Labels, f64)> {
+        s.directions
+            .iter()
+            .filter_map(|d| f(&d.throughput).map(|v| (l(&[("direction", d.direction.as_str())]), v)))
+            .collect()
+    };
+    out.family("wireperf_series_runs", &rows(|t| Some(t.n as f64)));
+    out.family("wireperf_series_throughput_mean_bits_per_second", &rows(|t| Some(t.mean)));
+    out.family("wireperf_series_throughput_ci_low_bits_per_second", &rows(|t| t.ci.map(|c| c.0)));
+    out.family("wireperf_series_throughput_ci_high_bits_per_second", &rows(|t| t.ci.map(|c| c.1)));
+    out.family("wireperf_series_throughput_stddev_bits_per_second", &rows(|t| Some(t.sd)));
+}
+
 /// The latency gauges; a figure that was not measured is left out, never published as 0.
 fn latency_metrics(out: &mut Out, s: &wireperf_latency::LatencySummary) {
     let secs = |ms: f64| ms / 1000.0;
@@ -241,6 +278,9 @@ pub fn render(rep: &ProbeReport) -> String {
     match &rep.outcome {
         Ok(r) => {
             wireperf_metrics(&mut out, r, rep.test_seconds);
+            if let Some(s) = &r.series {
+                series_metrics(&mut out, s);
+            }
             if let Some(s) = &r.latency {
                 latency_metrics(&mut out, s);
             }
@@ -258,6 +298,7 @@ pub fn render(rep: &ProbeReport) -> String {
 mod tests {
     use super::*;
     use crate::results::{Direction, TestOutcome};
+    use crate::series::DirectionSeries;
     use wireperf_protocol::outcome::{Counter, Cpu, Peer, Side};
 
     fn tally(bytes: u64, secs: f64, counted_by: Counter) -> Option<Tally> {
@@ -293,7 +334,7 @@ mod tests {
             flows,
             cpu,
         };
-        ProbeResults { outcome, peer: peer.map(str::to_string), latency: None }
+        ProbeResults { outcome, peer: peer.map(str::to_string), latency: None, series: None }
     }
 
     fn tcp_ok() -> ProbeReport {
@@ -402,8 +443,9 @@ mod tests {
 
     #[test]
     fn every_published_name_is_documented() {
-        let mut rep = tcp_ok();
+        let mut rep = with_series(vec![(Direction::Upload, summary(2, 1.0, 0.0, Some((1.0, 1.0))))]);
         let mut all = render(&rep);
+        assert!(all.contains("wireperf_series_runs"), "{all}");
         rep.udp = true;
         rep.outcome = Err(Failure::new("timeout", "x"));
         all.push_str(&render(&rep));
@@ -413,6 +455,82 @@ mod tests {
             let scraped = if kind == "info" { format!("{name}_info") } else { name.to_string() };
             assert!(METRICS.iter().any(|(n, _)| *n == scraped), "{scraped} is not in METRICS");
         }
+    }
+
+    fn summary(n: usize, mean: f64, sd: f64, ci: Option<(f64, f64)>) -> Summary {
+        Summary { n, mean, median: mean, sd, min: mean - sd, max: mean + sd, level: 95.0, ci }
+    }
+
+    fn with_series(directions: Vec<(Direction, Summary)>) -> ProbeReport {
+        let mut rep = tcp_ok();
+        if let Ok(r) = rep.outcome.as_mut() {
+            let directions = directions
+                .into_iter()
+                .map(|(direction, throughput)| DirectionSeries { direction, throughput })
+                .collect();
+            r.series = Some(Series { directions });
+        }
+        rep
+    }
+
+    #[test]
+    fn series_gauges_in_the_text_format() {
+        let rep = with_series(vec![(Direction::Upload, summary(3, 7920.0, 920.0, Some((5634.5, 10205.5))))]);
+        let t = render(&rep);
+        // (prometheus-client ends every help text with a full stop.)
+        let block = "\
+# HELP wireperf_series_runs repeat=N: tests of the series counted in this direction.
+# TYPE wireperf_series_runs gauge
+wireperf_series_runs{direction=\"upload\"} 3.0
+# HELP wireperf_series_throughput_mean_bits_per_second repeat=N: mean of the series' throughputs (receiver's rate) in this direction.
+# TYPE wireperf_series_throughput_mean_bits_per_second gauge
+wireperf_series_throughput_mean_bits_per_second{direction=\"upload\"} 7920.0
+# HELP wireperf_series_throughput_ci_low_bits_per_second repeat=N: lower bound of the 95% confidence interval of the mean throughput (Student t).
+# TYPE wireperf_series_throughput_ci_low_bits_per_second gauge
+wireperf_series_throughput_ci_low_bits_per_second{direction=\"upload\"} 5634.5
+# HELP wireperf_series_throughput_ci_high_bits_per_second repeat=N: upper bound of the 95% confidence interval of the mean throughput (Student t).
+# TYPE wireperf_series_throughput_ci_high_bits_per_second gauge
+wireperf_series_throughput_ci_high_bits_per_second{direction=\"upload\"} 10205.5
+# HELP wireperf_series_throughput_stddev_bits_per_second repeat=N: sample standard deviation of the throughputs.
+# TYPE wireperf_series_throughput_stddev_bits_per_second gauge
+wireperf_series_throughput_stddev_bits_per_second{direction=\"upload\"} 920.0
+";
+        assert!(t.contains(block), "no series block in\n{t}");
+        // The last test's gauges are published as before.
+        assert!(has(&t, "wireperf_received_bits_per_second{direction=\"upload\"} 7920.0"), "{t}");
+        assert!(has(&t, "probe_success 1.0"), "{t}");
+    }
+
+    #[test]
+    fn series_directions_each_get_gauges_and_a_single_test_no_interval() {
+        let rep = with_series(vec![
+            (Direction::Upload, summary(2, 100.0, 10.0, Some((10.0, 190.0)))),
+            (Direction::Download, summary(1, 50.0, 0.0, None)),
+        ]);
+        let t = render(&rep);
+        for line in [
+            "wireperf_series_runs{direction=\"upload\"} 2.0",
+            "wireperf_series_runs{direction=\"download\"} 1.0",
+            "wireperf_series_throughput_mean_bits_per_second{direction=\"download\"} 50.0",
+            "wireperf_series_throughput_stddev_bits_per_second{direction=\"download\"} 0.0",
+            "wireperf_series_throughput_ci_high_bits_per_second{direction=\"upload\"} 190.0",
+        ] {
+            assert!(has(&t, line), "missing {line:?} in\n{t}");
+        }
+        assert!(!t.contains("ci_low_bits_per_second{direction=\"download\"}"), "{t}");
+    }
+
+    #[test]
+    fn one_test_publishes_no_series_and_a_failed_series_none_either() {
+        assert!(!render(&tcp_ok()).contains("wireperf_series"));
+        let mut rep = with_series(vec![(Direction::Upload, summary(3, 1.0, 0.0, Some((1.0, 1.0))))]);
+        rep.outcome = Err(Failure::new("refused", "round 2 of 3: connection refused"));
+        let t = render(&rep);
+        assert!(!t.contains("wireperf_series"), "{t}");
+        assert!(
+            has(&t, "wireperf_probe_failure_info{reason=\"refused\",message=\"round 2 of 3: connection refused\"} 1"),
+            "{t}"
+        );
     }
 
     #[test]

@@ -21,6 +21,9 @@ pub struct ProbeResults {
     pub peer: Option<String>,
     /// Latency under load, when the probe asked for it (`latency=1`) and probes were sent.
     pub latency: Option<wireperf_latency::LatencySummary>,
+    /// A series' summary, when the probe ran two or more tests (`repeat=N`); every other field
+    /// then describes the series' last test.
+    pub series: Option<crate::series::Series>,
 }
 
 /// Why a report cannot be published.
@@ -41,7 +44,12 @@ impl ProbeResults {
             return Err(NoTotals);
         }
         outcome.flows.retain(publishable);
-        Ok(Self { outcome, peer: report.start.connected.first().map(|c| c.remote_host.clone()), latency: None })
+        Ok(Self {
+            outcome,
+            peer: report.start.connected.first().map(|c| c.remote_host.clone()),
+            latency: None,
+            series: None,
+        })
     }
 
     /// The flows, first as iperf3 names it.

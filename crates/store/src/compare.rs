@@ -128,8 +128,13 @@ pub fn compare(a: &RunDetail, b: &RunDetail) -> Comparison {
 /// Compares two sides of one run or more each (a series' rounds): the table and link facts
 /// from each side's first run, the significance from all of them.
 pub fn compare_sets(a: &[RunDetail], b: &[RunDetail]) -> Option<Comparison> {
+    compare_sets_at(a, b, crate::significance::LEVEL)
+}
+
+/// [`compare_sets`] with the significance judged at `level` percent.
+pub fn compare_sets_at(a: &[RunDetail], b: &[RunDetail], level: f64) -> Option<Comparison> {
     let mut c = compare(a.first()?, b.first()?);
-    c.significance = significance(a, b);
+    c.significance = crate::significance::significance_at(a, b, level);
     Some(c)
 }
 
@@ -242,11 +247,24 @@ impl crate::Store {
         Ok(compare(&self.get(a)?, &self.get(b)?))
     }
 
-    /// Compares the runs `a` (one or more) with the runs `b`.
+    /// Compares the runs `a` (one or more) with the runs `b`; a series' head stands for its
+    /// counted rounds ([`crate::Store::expand_series`]).
     pub fn compare_sets(&self, a: &[crate::RunId], b: &[crate::RunId]) -> Result<Comparison, crate::StoreError> {
-        let get = |ids: &[crate::RunId]| ids.iter().map(|&i| self.get(i)).collect::<Result<Vec<_>, _>>();
+        self.compare_sets_at(a, b, crate::significance::LEVEL)
+    }
+
+    /// [`Self::compare_sets`] with the significance judged at `level` percent.
+    pub fn compare_sets_at(
+        &self,
+        a: &[crate::RunId],
+        b: &[crate::RunId],
+        level: f64,
+    ) -> Result<Comparison, crate::StoreError> {
+        let get = |ids: &[crate::RunId]| {
+            self.expand_series(ids)?.into_iter().map(|i| self.get(i)).collect::<Result<Vec<_>, _>>()
+        };
         let (ra, rb) = (get(a)?, get(b)?);
-        compare_sets(&ra, &rb)
+        compare_sets_at(&ra, &rb, level)
             .ok_or(crate::StoreError::NotFound(a.first().or(b.first()).copied().unwrap_or(crate::RunId(0))))
     }
 }

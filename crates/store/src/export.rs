@@ -12,12 +12,12 @@ use crate::time::{now_unix, rfc3339_utc};
 pub const EXPORT_SCHEMA: &str = "wireperf-history";
 
 impl Store {
-    /// The runs `ids` (all runs when empty) as one document:
+    /// The runs `ids` (all runs when empty, a series' head and its rounds alike) as one document:
     /// `{"schema": "wireperf-history", "schema_version", "exported_at", "runs": [RunDetail...]}`.
     /// Each phase's `report` is its full `-J` document.
     pub fn export(&self, ids: &[RunId]) -> Result<Value, StoreError> {
         let ids: Vec<RunId> = if ids.is_empty() {
-            self.list(&ListFilter::default())?.into_iter().map(|r| r.id).collect()
+            self.list(&ListFilter { members: true, ..ListFilter::default() })?.into_iter().map(|r| r.id).collect()
         } else {
             ids.to_vec()
         };

@@ -19,7 +19,8 @@
 //!   [`TestOutcome`](wireperf_protocol::TestOutcome)), interval series and stream totals.
 //! - `migrate.rs` — versioned schema migrations ([`SCHEMA_VERSION`]), one transaction each.
 //! - `store.rs` — [`Store`]: safe open (corrupt, locked, newer files refused untouched) and
-//!   [`Store::insert_run`] in one transaction.
+//!   [`Store::insert_run`] in one transaction, [`Store::insert_series`] (a repeat series: a head
+//!   with the statistics, its rounds as runs of their own).
 //! - `query.rs` — [`Store::list`], [`Store::get`], [`Store::delete`].
 //! - `compare.rs` — [`Comparison`]: per-phase metrics side by side, link changes.
 //! - `link.rs` — link facts and finding ids read from the stored doctor JSON.
@@ -58,8 +59,8 @@ pub use extract::{PhaseFigures, interval_rows, phase_figures, stream_rows};
 pub use import::run_from_iperf3_json;
 pub use migrate::{MIGRATIONS, SCHEMA_VERSION};
 pub use model::{
-    Direction, Figures, IntervalRow, ListFilter, NewPhase, NewRun, PhaseDetail, RunDetail, RunId, RunKind, RunSummary,
-    Side, StreamRow, phase_name_for,
+    Direction, Figures, IntervalRow, ListFilter, NewPhase, NewRun, NewSeries, PhaseDetail, RunDetail, RunId, RunKind,
+    RunSummary, SeriesIds, Side, StreamRow, phase_name_for,
 };
 pub use path::{FILE_NAME, default_db_path};
 pub use store::{OpenOptions, Store};

@@ -119,8 +119,19 @@ ALTER TABLE phases ADD COLUMN bottleneck TEXT;
 ALTER TABLE phases ADD COLUMN cpu_load TEXT;
 ";
 
+/// Version 4: repeat series. A series is one run (its head, no phases of its own) whose
+/// `series` holds the statistics over its rounds (JSON); each round is a run of its own with
+/// `series_of` naming the head and `series_round` its place (1 = first, warm-ups included).
+/// Deleting the head deletes its rounds.
+const V4: &str = "
+ALTER TABLE runs ADD COLUMN series TEXT;
+ALTER TABLE runs ADD COLUMN series_of INTEGER REFERENCES runs(id) ON DELETE CASCADE;
+ALTER TABLE runs ADD COLUMN series_round INTEGER;
+CREATE INDEX runs_by_series ON runs(series_of, series_round);
+";
+
 /// All migrations; index `n` upgrades version `n` to `n + 1`.
-pub const MIGRATIONS: &[&str] = &[V1, V2, V3];
+pub const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
 
 /// The schema version this build reads and writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -164,6 +164,33 @@ impl NewRun {
     }
 }
 
+/// The head of a repeat series to be stored with its rounds ([`crate::Store::insert_series`]).
+#[derive(Clone, Debug)]
+pub struct NewSeries {
+    /// What produced it (`suite`, `client`).
+    pub kind: RunKind,
+    /// The command line as typed.
+    pub command_line: Option<String>,
+    /// A free label.
+    pub label: Option<String>,
+    /// Leading rounds left out of the statistics.
+    pub warmup: usize,
+    /// The statistics per direction over the counted rounds, as the producer computed them
+    /// (JSON: read back and shown, never recomputed).
+    pub statistics: Value,
+    /// The `--confidence` outcome, if one was asked for.
+    pub confidence: Option<Value>,
+}
+
+/// The ids a stored series got.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SeriesIds {
+    /// The head: the one run `history list` shows for the series.
+    pub head: RunId,
+    /// Its rounds in order, warm-ups included.
+    pub rounds: Vec<RunId>,
+}
+
 /// The conventional phase name for a single test: its direction (`upload`, `download`,
 /// `bidir`), prefixed `udp` for UDP (`udp` alone for a UDP upload, as the suite names it).
 pub fn phase_name_for(report: &TestReport) -> String {
@@ -226,6 +253,22 @@ pub struct RunSummary {
     pub figures: Figures,
     /// The label.
     pub label: Option<String>,
+    /// A series' head: `{"rounds", "warmup", "statistics", "confidence"}` as stored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub series: Option<Value>,
+    /// A round of a series: the head's id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub series_of: Option<RunId>,
+    /// A round of a series: its place, 1 = the first (warm-ups included).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub series_round: Option<i64>,
+}
+
+impl RunSummary {
+    /// Leading rounds of this series head left out of its statistics (0 when not a head).
+    pub fn series_warmup(&self) -> i64 {
+        self.series.as_ref().and_then(|s| s["warmup"].as_i64()).unwrap_or(0)
+    }
 }
 
 /// Per-phase numbers and series.
@@ -382,8 +425,11 @@ pub struct RunDetail {
     pub findings: Option<Value>,
     /// Verdicts.
     pub verdicts: Option<Value>,
-    /// The phases in order.
+    /// The phases in order (none for a series' head).
     pub phase_details: Vec<PhaseDetail>,
+    /// A series' head: its rounds in order, warm-ups included.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<RunId>,
 }
 
 impl RunDetail {
@@ -406,4 +452,6 @@ pub struct ListFilter {
     pub since_unix: Option<i64>,
     /// Only the newest N (still returned oldest first).
     pub limit: Option<u32>,
+    /// Also the rounds of series (by default a series is listed once, as its head).
+    pub members: bool,
 }

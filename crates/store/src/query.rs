@@ -14,7 +14,11 @@ const SUMMARY_COLS: &str = "id, time_unix, time, kind, local_host, remote_host, 
     protocol, direction, duration, sent_bytes, sent_bps, received_bytes, received_bps,
     retransmits, cpu_host, cpu_remote, error, label,
     (SELECT group_concat(name, char(31)) FROM
-        (SELECT name FROM phases WHERE phases.run_id = runs.id ORDER BY seq))";
+        (SELECT name FROM phases WHERE phases.run_id = runs.id ORDER BY seq)),
+    series, series_of, series_round";
+
+/// Columns after [`SUMMARY_COLS`] start here.
+const AFTER_SUMMARY: usize = 23;
 
 fn u64_col(r: &Row<'_>, i: usize) -> rusqlite::Result<Option<u64>> {
     Ok(r.get::<_, Option<i64>>(i)?.map(|v| u64::try_from(v).unwrap_or(0)))
@@ -51,6 +55,9 @@ fn summary_from_row(r: &Row<'_>) -> rusqlite::Result<RunSummary> {
         figures: figures_at(r, 7)?,
         label: r.get(18)?,
         phases: phases.map(|p| p.split('\u{1f}').map(str::to_string).collect()).unwrap_or_default(),
+        series: r.get::<_, Option<String>>(20)?.and_then(|t| serde_json::from_str(&t).ok()),
+        series_of: r.get::<_, Option<i64>>(21)?.map(RunId),
+        series_round: r.get(22)?,
     })
 }
 
@@ -65,13 +72,21 @@ impl Store {
             "SELECT {SUMMARY_COLS} FROM runs
              WHERE (?1 IS NULL OR kind = ?1) AND (?2 IS NULL OR remote_host = ?2)
                AND (?3 IS NULL OR label = ?3) AND (?4 IS NULL OR time_unix >= ?4)
+               AND (?6 OR series_of IS NULL)
              ORDER BY id DESC LIMIT ?5"
         );
         let limit = filter.limit.map_or(-1, i64::from);
         let run = || -> rusqlite::Result<Vec<RunSummary>> {
             let mut st = self.conn.prepare(&sql)?;
             let rows = st.query_map(
-                params![filter.kind.map(RunKind::as_str), filter.remote_host, filter.label, filter.since_unix, limit],
+                params![
+                    filter.kind.map(RunKind::as_str),
+                    filter.remote_host,
+                    filter.label,
+                    filter.since_unix,
+                    limit,
+                    filter.members
+                ],
                 summary_from_row,
             )?;
             rows.collect()
@@ -92,7 +107,16 @@ impl Store {
         let row = self
             .conn
             .query_row(&sql, [id.0], |r| {
-                let extra: Extra = (r.get(20)?, r.get(21)?, r.get(22)?, r.get(23)?, r.get(24)?, r.get(25)?, r.get(26)?);
+                let c = AFTER_SUMMARY;
+                let extra: Extra = (
+                    r.get(c)?,
+                    r.get(c + 1)?,
+                    r.get(c + 2)?,
+                    r.get(c + 3)?,
+                    r.get(c + 4)?,
+                    r.get(c + 5)?,
+                    r.get(c + 6)?,
+                );
                 Ok((summary_from_row(r)?, extra))
             })
             .optional()
@@ -111,7 +135,30 @@ impl Store {
             findings: json_col(findings)?,
             verdicts: json_col(verdicts)?,
             phase_details: self.phases(id).map_err(|e| self.err(e))?,
+            members: self.members(id).map_err(|e| self.err(e))?,
         })
+    }
+
+    /// The rounds of series `head` in order (empty when it is not a series' head).
+    fn members(&self, head: RunId) -> rusqlite::Result<Vec<RunId>> {
+        let mut st = self.conn.prepare("SELECT id FROM runs WHERE series_of = ?1 ORDER BY series_round, id")?;
+        st.query_map([head.0], |r| Ok(RunId(r.get(0)?)))?.collect()
+    }
+
+    /// The runs a comparison side stands for: a series' head becomes its counted rounds (the
+    /// warm-ups left out, as its statistics left them out); any other run stays itself.
+    pub fn expand_series(&self, ids: &[RunId]) -> Result<Vec<RunId>, StoreError> {
+        let mut out = Vec::new();
+        for &id in ids {
+            let d = self.get(id)?;
+            if d.members.is_empty() {
+                out.push(id);
+            } else {
+                let skip = usize::try_from(d.summary.series_warmup()).unwrap_or(0);
+                out.extend(d.members.iter().skip(skip).copied());
+            }
+        }
+        Ok(out)
     }
 
     /// Deletes run `id` with its phases and series.

@@ -136,18 +136,26 @@ pub fn list(runs: &[RunSummary]) -> String {
     let rows: Vec<Vec<String>> = runs
         .iter()
         .map(|r| {
-            let note = match (&r.label, &r.figures.error) {
+            let mut note = match (&r.label, &r.figures.error) {
                 (_, Some(e)) => format!("error: {e}"),
                 (Some(l), None) => l.clone(),
                 (None, None) => String::new(),
             };
+            let mut phases = r.phases.join(",");
+            if let Some(doc) = &r.series {
+                phases = format!("series of {}", doc["rounds"].as_u64().unwrap_or(0));
+                let means = series_means(doc);
+                note = if note.is_empty() { means } else { format!("{note}; {means}") };
+            } else if let (Some(head), Some(round)) = (r.series_of, r.series_round) {
+                phases = format!("{phases} (round {round} of #{head})");
+            }
             vec![
                 r.id.to_string(),
                 r.time.replace('T', " ").trim_end_matches('Z').to_string(),
                 r.kind.to_string(),
                 remote(r),
                 opt(r.figures.protocol.clone(), |p| p),
-                r.phases.join(","),
+                phases,
                 opt(r.figures.received_bps, rate),
                 opt(r.figures.retransmits, |n| n.to_string()),
                 note,
@@ -306,6 +314,11 @@ pub fn show(d: &RunDetail) -> String {
     if let Some(e) = &s.figures.error {
         kv("error", e.clone());
     }
+    if let Some(doc) = &s.series {
+        series_text(&mut out, doc, &d.members);
+    } else if let (Some(head), Some(round)) = (s.series_of, s.series_round) {
+        let _ = writeln!(out, "  {:<11} round {round} of series {head} (wireperf history show {head})", "series");
+    }
     for p in &d.phase_details {
         phase_text(&mut out, p);
     }
@@ -329,6 +342,100 @@ pub fn show(d: &RunDetail) -> String {
         );
     }
     out
+}
+
+/// One direction of a stored series' statistics, as the suite (or client) wrote it.
+#[derive(serde::Deserialize)]
+struct StoredStats {
+    phase: String,
+    direction: String,
+    throughput_bps: wireperf_stats::Summary,
+    retransmits: Option<wireperf_stats::Summary>,
+}
+
+fn stored_stats(doc: &Value) -> Vec<StoredStats> {
+    serde_json::from_value(doc["statistics"].clone()).unwrap_or_default()
+}
+
+/// `phase direction` as one name (`upload`, `bidir download`).
+fn stats_name(st: &StoredStats) -> String {
+    if st.phase == st.direction { st.phase.clone() } else { format!("{} {}", st.phase, st.direction) }
+}
+
+/// The list line's note for a series head: each direction's mean and interval.
+fn series_means(doc: &Value) -> String {
+    let parts: Vec<String> = stored_stats(doc)
+        .iter()
+        .map(|st| {
+            let t = &st.throughput_bps;
+            match t.relative_half_width() {
+                Some(h) => format!("{} {} ±{:.1}%", stats_name(st), rate(t.mean), h * 100.0),
+                None => format!("{} {}", stats_name(st), rate(t.mean)),
+            }
+        })
+        .collect();
+    format!("means: {}", parts.join(", "))
+}
+
+/// `history show` of a series head: its rounds and the statistics over the counted ones.
+fn series_text(out: &mut String, doc: &Value, members: &[crate::RunId]) {
+    let warmup = doc["warmup"].as_u64().unwrap_or(0);
+    let rounds = match (members.first(), members.last()) {
+        (Some(a), Some(b)) if a != b => format!("runs {a}-{b}"),
+        (Some(a), _) => format!("run {a}"),
+        _ => "none stored".into(),
+    };
+    let warm = match warmup {
+        0 => String::new(),
+        1 => ", the first a warm-up left out".into(),
+        w => format!(", the first {w} warm-ups left out"),
+    };
+    let _ = writeln!(out, "  {:<11} {} rounds ({rounds}{warm})", "series", members.len());
+    let stats = stored_stats(doc);
+    let level = stats.first().map_or(95.0, |st| st.throughput_bps.level);
+    let _ = writeln!(out, "\nStatistics over the counted rounds ({level}% confidence interval of the mean)");
+    use Align::{Left as L, Right as R};
+    let header = [
+        ("DIRECTION", L),
+        ("N", R),
+        ("MEDIAN", R),
+        ("MEAN", R),
+        ("STDEV", R),
+        ("MIN - MAX", R),
+        ("INTERVAL", L),
+        ("RETR MEAN", R),
+    ];
+    let rows: Vec<Vec<String>> = stats
+        .iter()
+        .map(|st| {
+            let t = &st.throughput_bps;
+            let ci = match (t.ci, t.relative_half_width()) {
+                (Some((lo, hi)), Some(h)) => format!("[{}, {}] ±{:.1}%", rate(lo.max(0.0)), rate(hi), h * 100.0),
+                _ => "none from one round".into(),
+            };
+            vec![
+                stats_name(st),
+                t.n.to_string(),
+                rate(t.median),
+                rate(t.mean),
+                rate(t.sd),
+                format!("{} - {}", rate(t.min), rate(t.max)),
+                ci,
+                opt(st.retransmits.as_ref(), |r| format!("{:.1}", r.mean)),
+            ]
+        })
+        .collect();
+    table(out, "  ", &header, &rows);
+    if let Some(c) = doc.get("confidence").filter(|c| !c.is_null()) {
+        let met = c["met"].as_bool().unwrap_or(false);
+        let _ = writeln!(
+            out,
+            "  confidence target {}% within ±{}%: {}",
+            c["level"],
+            c["width_pct"].as_f64().unwrap_or(0.0) / 2.0,
+            if met { "met" } else { "not met (the cap was reached)" }
+        );
+    }
 }
 
 fn run_line(tag: &str, s: &RunSummary) -> String {
@@ -382,7 +489,7 @@ pub fn compare(c: &Comparison) -> String {
         let _ = writeln!(out, "({})", missing.join("; "));
     }
     if !sig.directions.is_empty() {
-        let _ = writeln!(out, "\nBeyond noise? (goodput, 95 % confidence, Welch's t-test)");
+        let _ = writeln!(out, "\nBeyond noise? (goodput, {} % confidence, Welch's t-test)", sig.level);
         for d in &sig.directions {
             let _ = writeln!(out, "  {}", d.sentence);
         }

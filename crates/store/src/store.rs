@@ -13,7 +13,7 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior, params};
 use crate::error::StoreError;
 use crate::extract::{self, PhaseFigures};
 use crate::migrate::{self, SCHEMA_VERSION};
-use crate::model::{Figures, NewPhase, NewRun, RunId};
+use crate::model::{Figures, NewPhase, NewRun, NewSeries, RunId, SeriesIds};
 use crate::time::{now_unix, rfc3339_utc};
 
 /// How to open a store.
@@ -93,10 +93,146 @@ impl Store {
 
     /// Stores a run with all its phases in one transaction; returns its id.
     pub fn insert_run(&mut self, run: &NewRun) -> Result<RunId, StoreError> {
+        let prepared = PreparedRun::of(run)?;
+        let (path, timeout_ms) = (self.path.clone(), self.timeout_ms);
+        let err = |e| StoreError::from_sqlite(e, &path, timeout_ms);
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(err)?;
+        // On error `tx` is dropped, which rolls back: no half-written run.
+        let id = prepared.write(&tx, None).map_err(err)?;
+        tx.commit().map_err(err)?;
+        Ok(id)
+    }
+
+    /// Stores a repeat series in one transaction: a head run that carries the series'
+    /// statistics (and no phases of its own), then each round as the run it is, pointing at
+    /// the head (`series_of`) with its round number. Returns the head's id and the rounds'.
+    pub fn insert_series(&mut self, head: &NewSeries, rounds: &[NewRun]) -> Result<SeriesIds, StoreError> {
+        if rounds.is_empty() {
+            return Err(StoreError::InvalidRun("a series needs at least one round".into()));
+        }
+        let prepared: Vec<PreparedRun> = rounds.iter().map(PreparedRun::of).collect::<Result<_, _>>()?;
+        let mut head_row = prepared[0].clone();
+        head_row.figures = Figures {
+            protocol: head_row.figures.protocol.clone(),
+            direction: head_row.figures.direction.clone(),
+            duration: Some(prepared.iter().filter_map(|p| p.figures.duration).sum()),
+            error: prepared.iter().find_map(|p| p.figures.error.clone()),
+            ..Figures::default()
+        };
+        head_row.kind = head.kind.as_str();
+        head_row.command_line.clone_from(&head.command_line);
+        head_row.label.clone_from(&head.label);
+        head_row.doctor = None;
+        head_row.findings = None;
+        head_row.verdicts = None;
+        head_row.phases.clear();
+        let series_doc = serde_json::json!({
+            "rounds": rounds.len(),
+            "warmup": head.warmup,
+            "statistics": head.statistics,
+            "confidence": head.confidence,
+        });
+        let (path, timeout_ms) = (self.path.clone(), self.timeout_ms);
+        let err = |e| StoreError::from_sqlite(e, &path, timeout_ms);
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(err)?;
+        let write = || -> rusqlite::Result<SeriesIds> {
+            let id = head_row.write(&tx, None)?;
+            tx.execute("UPDATE runs SET series = ?1 WHERE id = ?2", params![series_doc.to_string(), id.0])?;
+            let mut ids = Vec::with_capacity(prepared.len());
+            for (i, p) in prepared.iter().enumerate() {
+                ids.push(p.write(&tx, Some((id, i as i64 + 1)))?);
+            }
+            Ok(SeriesIds { head: id, rounds: ids })
+        };
+        let ids = write().map_err(err)?;
+        tx.commit().map_err(err)?;
+        Ok(ids)
+    }
+}
+
+impl Store {
+    /// Makes runs already stored (`rounds`, in order: a `-c --repeat` series saves each test as
+    /// it ends, so nothing is lost if the series is cut short) one series: a head run like
+    /// [`Store::insert_series`]'s, its context taken from the first round, and each round
+    /// pointing at it. Returns the head's id. A round that already belongs to a series is
+    /// refused, so no run is in two.
+    pub fn group_series(&mut self, head: &NewSeries, rounds: &[RunId]) -> Result<RunId, StoreError> {
+        let Some(first) = rounds.first() else {
+            return Err(StoreError::InvalidRun("a series needs at least one round".into()));
+        };
+        let series_doc = serde_json::json!({
+            "rounds": rounds.len(),
+            "warmup": head.warmup,
+            "statistics": head.statistics,
+            "confidence": head.confidence,
+        });
+        let (path, timeout_ms) = (self.path.clone(), self.timeout_ms);
+        let err = |e| StoreError::from_sqlite(e, &path, timeout_ms);
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(err)?;
+        let write = || -> rusqlite::Result<Result<RunId, StoreError>> {
+            let n = tx.execute(
+                "INSERT INTO runs (time_unix, time, kind, local_host, remote_host, remote_port,
+                    command_line, parameters, protocol, direction, wireperf_version, label, series)
+                 SELECT time_unix, time, ?1, local_host, remote_host, remote_port, ?2, parameters,
+                    protocol, direction, ?3, ?4, ?5
+                 FROM runs WHERE id = ?6 AND series_of IS NULL",
+                params![
+                    head.kind.as_str(),
+                    head.command_line,
+                    env!("CARGO_PKG_VERSION"),
+                    head.label,
+                    series_doc.to_string(),
+                    first.0
+                ],
+            )?;
+            if n == 0 {
+                return Ok(Err(StoreError::InvalidRun(format!("run {first} is not stored, or already in a series"))));
+            }
+            let id = tx.last_insert_rowid();
+            for (i, r) in rounds.iter().enumerate() {
+                let n = tx.execute(
+                    "UPDATE runs SET series_of = ?1, series_round = ?2 WHERE id = ?3 AND series_of IS NULL",
+                    params![id, i as i64 + 1, r.0],
+                )?;
+                if n == 0 {
+                    return Ok(Err(StoreError::InvalidRun(format!("run {r} is not stored, or already in a series"))));
+                }
+            }
+            Ok(Ok(RunId(id)))
+        };
+        // On any error `tx` is dropped unfinished, which rolls back.
+        let id = write().map_err(err)??;
+        tx.commit().map_err(err)?;
+        Ok(id)
+    }
+}
+
+/// A run's rows computed before the transaction opens (JSON encoding can fail; SQL then
+/// only writes).
+#[derive(Clone)]
+struct PreparedRun {
+    kind: &'static str,
+    time_unix: i64,
+    local_host: Option<String>,
+    remote_host: Option<String>,
+    remote_port: Option<u16>,
+    command_line: Option<String>,
+    parameters: String,
+    figures: Figures,
+    doctor: Option<String>,
+    findings: Option<String>,
+    verdicts: Option<String>,
+    source: Option<String>,
+    label: Option<String>,
+    phases: Vec<(NewPhase, PhaseFigures, String)>,
+}
+
+impl PreparedRun {
+    fn of(run: &NewRun) -> Result<PreparedRun, StoreError> {
         if run.phases.is_empty() {
             return Err(StoreError::InvalidRun("a run needs at least one phase".into()));
         }
-        let prepared: Vec<(&NewPhase, PhaseFigures, String)> = run
+        let phases: Vec<(NewPhase, PhaseFigures, String)> = run
             .phases
             .iter()
             .map(|p| {
@@ -104,10 +240,10 @@ impl Store {
                     Some(d) => d.clone(),
                     None => serde_json::to_string(&p.report)?,
                 };
-                Ok((p, extract::phase_figures(&p.report, p.side), doc))
+                Ok((p.clone(), extract::phase_figures(&p.report, p.side), doc))
             })
             .collect::<Result<_, StoreError>>()?;
-        let figs: Vec<Figures> = prepared.iter().map(|(_, f, _)| f.figures.clone()).collect();
+        let figs: Vec<Figures> = phases.iter().map(|(_, f, _)| f.figures.clone()).collect();
         let mut total = extract::run_figures(&figs);
         if run.error.is_some() {
             total.error.clone_from(&run.error);
@@ -122,59 +258,70 @@ impl Store {
             None => serde_json::to_value(&first.start.test_start)?,
         };
         let (remote_host, remote_port) = remote_of(first);
-        let local_host = first.start.connected.first().map(|c| c.local_host.clone());
         let json = |v: &Option<serde_json::Value>| v.as_ref().map(serde_json::to_string).transpose();
-        let (doctor, findings, verdicts) = (json(&run.doctor)?, json(&run.findings)?, json(&run.verdicts)?);
+        Ok(PreparedRun {
+            kind: run.kind.as_str(),
+            time_unix,
+            local_host: first.start.connected.first().map(|c| c.local_host.clone()),
+            remote_host,
+            remote_port,
+            command_line: run.command_line.clone(),
+            parameters: parameters.to_string(),
+            figures: total,
+            doctor: json(&run.doctor)?,
+            findings: json(&run.findings)?,
+            verdicts: json(&run.verdicts)?,
+            source: run.source.clone(),
+            label: run.label.clone(),
+            phases,
+        })
+    }
 
-        let (path, timeout_ms) = (self.path.clone(), self.timeout_ms);
-        let err = |e| StoreError::from_sqlite(e, &path, timeout_ms);
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(err)?;
-        let write = || -> rusqlite::Result<RunId> {
-            tx.execute(
-                "INSERT INTO runs (time_unix, time, kind, local_host, remote_host, remote_port,
-                    command_line, parameters, protocol, direction, duration, sent_bytes, sent_bps,
-                    received_bytes, received_bps, retransmits, cpu_host, cpu_remote, error,
-                    doctor, findings, verdicts, source, wireperf_version, label)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                    ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
-                params![
-                    time_unix,
-                    rfc3339_utc(time_unix),
-                    run.kind.as_str(),
-                    local_host,
-                    remote_host,
-                    remote_port,
-                    run.command_line,
-                    parameters.to_string(),
-                    total.protocol,
-                    total.direction,
-                    total.duration,
-                    total.sent_bytes.map(to_i64),
-                    total.sent_bps,
-                    total.received_bytes.map(to_i64),
-                    total.received_bps,
-                    total.retransmits.map(to_i64),
-                    total.cpu_host,
-                    total.cpu_remote,
-                    total.error,
-                    doctor,
-                    findings,
-                    verdicts,
-                    run.source,
-                    env!("CARGO_PKG_VERSION"),
-                    run.label,
-                ],
-            )?;
-            let id = tx.last_insert_rowid();
-            for (seq, (phase, f, doc)) in prepared.iter().enumerate() {
-                insert_phase(&tx, id, seq as i64, phase, f, doc)?;
-            }
-            Ok(RunId(id))
-        };
-        // On error `tx` is dropped, which rolls back: no half-written run.
-        let id = write().map_err(err)?;
-        tx.commit().map_err(err)?;
-        Ok(id)
+    /// Writes the run row and its phases; `member` = (the series' head, round number).
+    fn write(&self, tx: &rusqlite::Transaction<'_>, member: Option<(RunId, i64)>) -> rusqlite::Result<RunId> {
+        let total = &self.figures;
+        tx.execute(
+            "INSERT INTO runs (time_unix, time, kind, local_host, remote_host, remote_port,
+                command_line, parameters, protocol, direction, duration, sent_bytes, sent_bps,
+                received_bytes, received_bps, retransmits, cpu_host, cpu_remote, error,
+                doctor, findings, verdicts, source, wireperf_version, label, series_of, series_round)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
+                ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)",
+            params![
+                self.time_unix,
+                rfc3339_utc(self.time_unix),
+                self.kind,
+                self.local_host,
+                self.remote_host,
+                self.remote_port,
+                self.command_line,
+                self.parameters,
+                total.protocol,
+                total.direction,
+                total.duration,
+                total.sent_bytes.map(to_i64),
+                total.sent_bps,
+                total.received_bytes.map(to_i64),
+                total.received_bps,
+                total.retransmits.map(to_i64),
+                total.cpu_host,
+                total.cpu_remote,
+                total.error,
+                self.doctor,
+                self.findings,
+                self.verdicts,
+                self.source,
+                env!("CARGO_PKG_VERSION"),
+                self.label,
+                member.map(|m| m.0.0),
+                member.map(|m| m.1),
+            ],
+        )?;
+        let id = tx.last_insert_rowid();
+        for (seq, (phase, f, doc)) in self.phases.iter().enumerate() {
+            insert_phase(tx, id, seq as i64, phase, f, doc)?;
+        }
+        Ok(RunId(id))
     }
 }
 

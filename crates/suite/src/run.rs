@@ -87,6 +87,28 @@ pub struct SuiteResult {
 }
 
 impl SuiteResult {
+    /// A result of these phases alone: no link context, verdicts, disk or far host. A client
+    /// series (`-c --repeat`) makes one per test so the series' statistics read it as they
+    /// read a suite round.
+    pub fn of_phases(server: String, port: u16, seconds: u32, parallel: u32, phases: Vec<PhaseResult>) -> SuiteResult {
+        SuiteResult {
+            server,
+            port,
+            seconds,
+            parallel,
+            link: Default::default(),
+            phases,
+            verdicts: Vec::new(),
+            remarks: Vec::new(),
+            loopback_baseline_bps: None,
+            disk: None,
+            disk_error: None,
+            server_host: None,
+            server_host_note: None,
+            both_ends: Vec::new(),
+        }
+    }
+
     /// True when every phase completed.
     pub fn all_ok(&self) -> bool {
         self.phases.iter().all(|p| p.error.is_none())

@@ -48,6 +48,40 @@ pub struct DirectionStats {
     pub loaded_latency_ms: Option<Summary>,
 }
 
+impl DirectionStats {
+    /// The throughput row's cells in the series text: median, mean, standard deviation,
+    /// `min - max` and the interval with its ± percent of the mean (`none from one {unit}`
+    /// when a single round or test is counted).
+    pub fn throughput_cells(&self, unit: &str) -> [String; 5] {
+        use wireperf_protocol::outcome::words::rate;
+        let t = &self.throughput_bps;
+        let ci = match (t.ci, t.relative_half_width()) {
+            (Some((lo, hi)), Some(h)) => format!("[{}, {}] ±{:.1}%", rate(lo.max(0.0)), rate(hi), h * 100.0),
+            _ => format!("none from one {unit}"),
+        };
+        [rate(t.median), rate(t.mean), rate(t.sd), format!("{} - {}", rate(t.min), rate(t.max)), ci]
+    }
+
+    /// The line under a direction's throughput row in the suite's and the client's series
+    /// text: `retransmits median 0, mean 0.2 [0.0, 0.8]; loaded latency median …`. Interval
+    /// ends below zero are shown as 0 (a count or a delay cannot be negative; the JSON keeps
+    /// the interval as computed).
+    pub fn side_figures(&self) -> String {
+        let r = &self.retransmits;
+        let mut s = format!("retransmits median {:.0}, mean {:.1}", r.median, r.mean);
+        if let Some((lo, hi)) = r.ci {
+            s.push_str(&format!(" [{:.1}, {:.1}]", lo.max(0.0), hi));
+        }
+        if let Some(l) = &self.loaded_latency_ms {
+            s.push_str(&format!("; loaded latency median {:.2} ms, mean {:.2} ms", l.median, l.mean));
+            if let Some((lo, hi)) = l.ci {
+                s.push_str(&format!(" [{:.2}, {:.2}]", lo.max(0.0), hi));
+            }
+        }
+        s
+    }
+}
+
 /// Whether the confidence target was met.
 #[derive(Clone, Debug, Serialize)]
 pub struct ConfidenceOutcome {
@@ -219,26 +253,13 @@ mod tests {
             bottleneck_not_watched: None,
             far_host: Default::default(),
         };
-        SuiteResult {
-            server: "x".into(),
-            port: 5201,
-            seconds: 1,
-            parallel: 1,
-            link: Default::default(),
-            phases: vec![
-                phase(Phase::Upload, up, 0.0),
-                phase(Phase::Download, 0.0, down),
-                phase(Phase::Bidir, up, down),
-            ],
-            verdicts: Vec::new(),
-            remarks: Vec::new(),
-            loopback_baseline_bps: None,
-            disk: None,
-            disk_error: None,
-            server_host: None,
-            server_host_note: None,
-            both_ends: Vec::new(),
-        }
+        SuiteResult::of_phases(
+            "x".into(),
+            5201,
+            1,
+            1,
+            vec![phase(Phase::Upload, up, 0.0), phase(Phase::Download, 0.0, down), phase(Phase::Bidir, up, down)],
+        )
     }
 
     #[test]

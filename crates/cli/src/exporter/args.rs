@@ -8,9 +8,10 @@ use wireperf_exporter::ExporterConfig;
 ///
 /// Point Prometheus at /probe with blackbox-style relabelling (targets become the `target`
 /// parameter). Query parameters: duration (seconds), reverse, bidir, udp, bitrate (-b syntax),
-/// parallel; the iperf3 exporter's port, period, reverse_mode and udp_mode work too. Each probe
-/// must finish within the scrape timeout Prometheus sends, so the test length is clamped to
-/// fit. /metrics has the exporter's own counters.
+/// parallel, latency, repeat (1..10 tests back to back, publishing their mean and 95%
+/// confidence interval); the iperf3 exporter's port, period, reverse_mode and udp_mode work
+/// too. Each probe must finish within the scrape timeout Prometheus sends, so the test length
+/// is clamped to fit (a series' tests share it). /metrics has the exporter's own counters.
 #[derive(Debug, Clone, Args)]
 pub struct ExporterArgs {
     /// Address to serve HTTP on (`:PORT` for every address).

@@ -65,16 +65,17 @@ pub enum HistoryCmd {
     /// Two runs side by side, per phase, with the change in percent, what changed in the link,
     /// and whether each direction's change is beyond noise.
     ///
-    /// Each side is one run or several (a `suite --repeat` series' rounds: `3,4,5` or `3-5`).
+    /// Each side is one run or several (`3,4,5` or `3-5`); a `--repeat` series' id stands
+    /// for its counted rounds.
     /// With two runs or more a side, each direction gets the change of the means with its 95 %
     /// confidence interval and Welch's t-test p-value; with one run a side it says that one run
     /// cannot tell noise from change, and how many runs would.
     Compare {
         /// The earlier run(s), the baseline: ID, ID,ID,... or FIRST-LAST.
-        #[arg(value_parser = parse_run_set, value_name = "RUNS")]
+        #[arg(value_parser = parse_run_set, value_name = "A")]
         a: RunSet,
         /// The later run(s), as A.
-        #[arg(value_parser = parse_run_set, value_name = "RUNS")]
+        #[arg(value_parser = parse_run_set, value_name = "B")]
         b: RunSet,
     },
     /// Write runs (all when no id is given) as one JSON document.
@@ -116,6 +117,9 @@ pub struct ListArgs {
     /// Only runs with this label.
     #[arg(long)]
     pub label: Option<String>,
+    /// Also list the rounds of repeat series (by default a series is one line, its means).
+    #[arg(long)]
+    pub rounds: bool,
 }
 
 impl HistoryArgs {
@@ -129,6 +133,7 @@ impl HistoryArgs {
                 label: l.label,
                 since_unix: None,
                 limit: l.limit,
+                members: l.rounds,
             }),
             Some(HistoryCmd::Show { id }) => HistoryCommand::Show(id),
             Some(HistoryCmd::Compare { a, b }) => HistoryCommand::Compare(a.0, b.0),

@@ -19,7 +19,7 @@ pub struct Pending {
 /// Reads what `pending` names into `mode`.
 pub fn finish(mut mode: Mode, pending: &Pending) -> Result<Mode, ParamError> {
     match &mut mode {
-        Mode::Client(cfg, _) => {
+        Mode::Client(cfg, ..) => {
             if let Some(auth) = &pending.client_auth {
                 cfg.params.authtoken = Some(auth.token()?);
             }

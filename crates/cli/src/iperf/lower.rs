@@ -18,6 +18,7 @@ use std::time::Duration;
 use wireperf_engine::{ClientConfig, ServerConfig};
 use wireperf_protocol::IperfErrno;
 use wireperf_protocol::params::limits;
+use wireperf_suite::series::RepeatConfig;
 use wireperf_sys::sockopt::Keepalive;
 
 /// A parameter error.
@@ -68,8 +69,8 @@ pub struct OutputOpts {
 /// What to run.
 #[derive(Debug)]
 pub enum Mode {
-    /// `-c`.
-    Client(Box<ClientConfig>, OutputOpts),
+    /// `-c`; with `--repeat`/`--confidence` a series of such tests.
+    Client(Box<ClientConfig>, OutputOpts, Option<RepeatConfig>),
     /// `-s`.
     Server(Box<ServerConfig>, OutputOpts, ServerProcess),
     /// `-v`.
@@ -230,7 +231,9 @@ pub fn lower(a: &IperfArgs, roles: &RoleFlags) -> Result<(Mode, Pending), ParamE
     }
     // The role check comes first, as in iperf3 (`-s --sctp` is "client only" there too).
     if a.server && !roles.client_only.is_empty() {
-        return Err(IperfErrno::CLIENTONLY.into());
+        // wireperf's series flags are named: iperf3's words would leave the user guessing.
+        return Err(crate::iperf::repeat::refused_by_server(&roles.client_only)
+            .unwrap_or(ParamError::Iperf(IperfErrno::CLIENTONLY)));
     }
     if !a.server && !roles.server_only.is_empty() {
         return Err(IperfErrno::SERVERONLY.into());
@@ -263,7 +266,7 @@ mod tests {
             let (cli, _) = crate::cli::parse_from(c.split_whitespace()).unwrap();
             super::super::lower_client::fractional_time_warning(&cli.iperf)
         };
-        let Ok(Mode::Client(half, _)) = parse("wireperf -c h -t 0.5") else { panic!("-t 0.5 refused") };
+        let Ok(Mode::Client(half, ..)) = parse("wireperf -c h -t 0.5") else { panic!("-t 0.5 refused") };
         assert_eq!(half.params.time, 0, "iperf3's atoi reads -t 0.5 as 0");
         assert!(warn("wireperf -c h -t 0.5").is_some_and(|w| w.contains("runs until interrupted")));
         assert_eq!(warn("wireperf -c h -t 1.5").as_deref(), Some("-t 1.5 reads as 1 s (whole seconds, as in iperf3)"));
@@ -305,7 +308,7 @@ mod tests {
     #[test]
     fn affinity_and_flow_label_reach_the_parameters() {
         let client = |cmd: &str| match parse(cmd) {
-            Ok(Mode::Client(c, _)) => c,
+            Ok(Mode::Client(c, ..)) => c,
             other => panic!("{cmd}: {other:?}"),
         };
         let c = client("wireperf -c h -A 1,0");
@@ -326,7 +329,7 @@ mod tests {
     #[test]
     fn the_later_of_udp_and_mptcp_wins() {
         let params = |cmd: &str| match parse(cmd) {
-            Ok(Mode::Client(c, _)) => (c.params.protocol, c.params.mptcp),
+            Ok(Mode::Client(c, ..)) => (c.params.protocol, c.params.mptcp),
             other => panic!("{cmd}: {other:?}"),
         };
         assert_eq!(params("wireperf -c h -u -m"), (Protocol::Tcp, true));
@@ -339,17 +342,17 @@ mod tests {
 
     #[test]
     fn sizes_and_rates_use_iperf3_bases() {
-        let Ok(Mode::Client(c, _)) = parse("wireperf -c h -n 20M -l 128K -w 1M -b 100M/10") else { panic!() };
+        let Ok(Mode::Client(c, ..)) = parse("wireperf -c h -n 20M -l 128K -w 1M -b 100M/10") else { panic!() };
         assert_eq!((c.params.num, c.params.len, c.params.window), (20 * 1024 * 1024, 131072, Some(1 << 20)));
         assert_eq!((c.params.bandwidth, c.params.burst, c.params.time), (Some(100_000_000), Some(10), 0));
     }
 
     #[test]
     fn udp_defaults_and_flags() {
-        let Ok(Mode::Client(c, _)) = parse("wireperf -c h -u") else { panic!() };
+        let Ok(Mode::Client(c, ..)) = parse("wireperf -c h -u") else { panic!() };
         let p = &c.params;
         assert_eq!((p.protocol, p.len, p.bandwidth), (Protocol::Udp, 0, Some(1_048_576)));
-        let Ok(Mode::Client(c, _)) = parse(
+        let Ok(Mode::Client(c, ..)) = parse(
             "wireperf -c h -u -b 0 -l 1448 --udp-counters-64bit --dont-fragment --fq-rate 10M --repeating-payload",
         ) else {
             panic!()
@@ -357,16 +360,16 @@ mod tests {
         let p = &c.params;
         assert_eq!((p.len, p.bandwidth, p.fqrate), (1448, None, Some(10_000_000)));
         assert!(p.udp_counters_64bit && p.dont_fragment && p.repeating_payload);
-        let Ok(Mode::Client(c, _)) = parse("wireperf -c h -u -b 200M/8") else { panic!() };
+        let Ok(Mode::Client(c, ..)) = parse("wireperf -c h -u -b 200M/8") else { panic!() };
         assert_eq!((c.params.bandwidth, c.params.burst), (Some(200_000_000), Some(8)));
     }
 
     #[test]
     fn bind_with_device_and_dscp() {
-        let Ok(Mode::Client(c, _)) = parse("wireperf -c h -B 127.0.0.1%lo --dscp ef") else { panic!() };
+        let Ok(Mode::Client(c, ..)) = parse("wireperf -c h -B 127.0.0.1%lo --dscp ef") else { panic!() };
         assert_eq!(c.bind_dev.as_deref(), Some("lo"));
         assert_eq!(c.params.tos, Some(46 << 2));
-        let Ok(Mode::Client(c, _)) = parse("wireperf -c h -S 0x10") else { panic!() };
+        let Ok(Mode::Client(c, ..)) = parse("wireperf -c h -S 0x10") else { panic!() };
         assert_eq!(c.params.tos, Some(16));
     }
 }

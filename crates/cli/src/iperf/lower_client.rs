@@ -200,5 +200,6 @@ pub(super) fn lower(a: &IperfArgs, common: Common) -> Result<(Mode, Pending), Pa
     cfg.cntl_ka = keepalive(a)?;
     cfg.affinity = common.affinity;
     cfg.send_mode = send_mode.unwrap_or_default();
-    Ok((Mode::Client(Box::new(cfg), common.out), pending))
+    let repeat = crate::iperf::repeat::config(a, &cfg.params, pending.send_file_size.is_some())?;
+    Ok((Mode::Client(Box::new(cfg), common.out, repeat), pending))
 }

@@ -8,6 +8,9 @@
 //!   `lower_server.rs`, `lower_zerocopy.rs` and `tos.rs` the per-role and per-value parts.
 //! - `files.rs` — what lowering needs from files and the terminal (`-F` size, RSA keys).
 //! - `auth.rs` — iperf3 authentication: the checked flags, the server's authorizer, the token.
+//! - `repeat.rs` — `--repeat`/`--warmup`/`--confidence` (wireperf only) lowered into a series;
+//!   `series.rs` runs it (one client test after another, the suite's statistics) and
+//!   `series_text.rs` prints its statistics.
 
 pub mod args;
 pub mod args_server;
@@ -18,7 +21,10 @@ pub mod lower;
 mod lower_client;
 mod lower_server;
 mod lower_zerocopy;
+mod repeat;
 pub mod roles;
+mod series;
+mod series_text;
 mod tos;
 
 use crate::iperf::roles::RoleFlags;
@@ -37,13 +43,20 @@ pub fn run(a: &args::IperfArgs, roles: &RoleFlags) -> i32 {
             outln!("{}\n{}", wireperf_engine::report_version(), wireperf_sys::system_info());
             0
         }
-        Ok(lower::Mode::Client(cfg, out)) => {
+        Ok(lower::Mode::Client(cfg, out, repeat)) => {
             if let Some(w) = lower_client::fractional_time_warning(a) {
                 eprintln!("wireperf: warning - {w}");
             }
             let save = (!a.no_save).then(|| a.db.clone());
+            let save = save.as_ref().map(Option::as_deref);
             let latency = crate::shared::latency::config(a.latency, a.latency_interval);
-            crate::client_cmd::run(&cfg, &out, save.as_ref().map(Option::as_deref), a.why, a.tui, latency)
+            match repeat {
+                None => crate::client_cmd::run(&cfg, &out, save, a.why, a.tui, latency),
+                Some(r) => {
+                    let opts = crate::client_cmd::TestOpts { save, why: a.why, latency };
+                    series::run(&cfg, &out, &r, &opts, a.tui)
+                }
+            }
         }
         Ok(lower::Mode::Server(cfg, out, proc)) => crate::server_cmd::run(&cfg, &out, &proc),
         Err(e) => {

@@ -71,30 +71,48 @@ pub struct SuiteArgs {
     /// Run the suite N times (1-100), its phases in order each round, and print per
     /// direction the median, mean, standard deviation, min-max and the confidence interval of
     /// the mean. With --confidence: the most rounds to run (default 10).
-    #[arg(long, value_name = "N", value_parser = super::repeat_args::rounds)]
+    #[arg(long, value_name = "N", value_parser = crate::shared::repeat_args::rounds)]
     pub repeat: Option<usize>,
     /// Leave the first N rounds out of the statistics (a warm-up: cold caches, ARP, a
     /// router's flow setup).
-    #[arg(long, value_name = "N", default_value_t = 0, value_parser = super::repeat_args::warmup)]
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = crate::shared::repeat_args::warmup)]
     pub warmup: usize,
     /// Repeat until every direction's LEVEL% confidence interval of the mean is within
     /// WIDTH% of it (netperf's -I: 95,5 = within ±2.5%), at least 3 counted rounds, at most
     /// --repeat (default 10); says whether it got there.
-    #[arg(long, value_name = "LEVEL,WIDTH", value_parser = super::repeat_args::confidence)]
+    #[arg(long, value_name = "LEVEL,WIDTH", value_parser = crate::shared::repeat_args::confidence)]
     pub confidence: Option<(f64, f64)>,
     /// Gate: the upload and download phases' mean goodput at least RATE (`2G`), or per
     /// direction `up=2G,down=1G`. Exit status 0 when every gate is met, 1 when one is missed,
     /// 2 when the suite could not test (a phase failed, a gate's figure not measured).
-    #[arg(long = "expect-min", value_name = "RATE|up=RATE,down=RATE", value_parser = super::repeat_args::expect_min)]
+    #[arg(long = "expect-min", value_name = "RATE|up=RATE,down=RATE", value_parser = crate::shared::repeat_args::expect_min)]
     pub expect_min: Option<(Option<f64>, Option<f64>)>,
     /// Gate: every TCP phase's loaded round trip (the probes' median, mean over the rounds)
     /// at most MS milliseconds.
-    #[arg(long = "expect-max-loaded-latency", value_name = "MS", value_parser = super::repeat_args::latency_ms, conflicts_with = "no_latency")]
+    #[arg(long = "expect-max-loaded-latency", value_name = "MS", value_parser = crate::shared::repeat_args::latency_ms, conflicts_with = "no_latency")]
     pub expect_max_loaded_latency: Option<f64>,
     /// Write the gates as a JUnit XML file (one test case per gate and direction) for
     /// GitLab, Jenkins and other CI systems.
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
+    /// A label stored with the run (`history list --label`, `--compare-to LABEL`):
+    /// `before-rps`, `new-dongle`.
+    #[arg(long, value_name = "TEXT")]
+    pub label: Option<String>,
+    /// After the run, compare it with a stored one and say per direction whether the change
+    /// is beyond noise (Welch's t-test over each side's rounds): `last` (the newest suite run
+    /// against this host), a run id (a series stands for its rounds) or a label (its newest
+    /// run). The doctor's fix loop: apply a fix, re-test with --compare-to last, keep it.
+    #[arg(long = "compare-to", value_name = "last|ID|LABEL", value_parser = super::baseline::parse, conflicts_with = "no_save")]
+    pub compare_to: Option<super::baseline::Baseline>,
+    /// Confidence level of --compare-to's verdicts, percent (default 95: a change is called
+    /// significant when p < 0.05; 99 cries wolf one time in a hundred rather than twenty).
+    #[arg(long, value_name = "LEVEL", value_parser = super::baseline::level, requires = "compare_to")]
+    pub significance: Option<f64>,
+    /// Gate: exit 1 when a direction is slower than the --compare-to baseline by more than
+    /// PCT percent and the change is significant (a drop within noise passes).
+    #[arg(long = "fail-on-regression", value_name = "PCT", value_parser = super::baseline::percent, requires = "compare_to")]
+    pub fail_on_regression: Option<f64>,
     /// Do not store the run in the history database.
     #[arg(long)]
     pub no_save: bool,

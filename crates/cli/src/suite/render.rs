@@ -219,31 +219,13 @@ pub fn render_series(series: &wireperf_suite::series::SeriesResult) -> String {
         "phase", "direction", "median", "mean", "stdev", "min - max", "confidence interval"
     ));
     for st in &series.statistics {
-        let t = &st.throughput_bps;
-        let ci = match (t.ci, t.relative_half_width()) {
-            (Some((lo, hi)), Some(h)) => format!("[{}, {}] ±{:.1}%", short(lo.max(0.0)), short(hi), h * 100.0),
-            _ => "none from one round".into(),
-        };
+        let [median, mean, sd, range, ci] = st.throughput_cells("round");
         s.push_str(&format!(
-            "  {:<9} {:<9} {:>14} {:>14} {:>14} {:>31}  {ci}\n",
+            "  {:<9} {:<9} {median:>14} {mean:>14} {sd:>14} {range:>31}  {ci}\n",
             st.phase.name(),
-            st.direction,
-            short(t.median),
-            short(t.mean),
-            short(t.sd),
-            format!("{} - {}", short(t.min), short(t.max)),
+            st.direction
         ));
-        let r = &st.retransmits;
-        let mut extra = format!("retransmits median {:.0}, mean {:.1}", r.median, r.mean);
-        if let Some((lo, hi)) = r.ci {
-            extra.push_str(&format!(" [{:.1}, {:.1}]", lo.max(0.0), hi));
-        }
-        if let Some(l) = &st.loaded_latency_ms {
-            extra.push_str(&format!("; loaded latency median {:.2} ms, mean {:.2} ms", l.median, l.mean));
-            if let Some((lo, hi)) = l.ci {
-                extra.push_str(&format!(" [{:.2}, {:.2}]", lo.max(0.0), hi));
-            }
-        }
+        let extra = st.side_figures();
         s.push_str(&format!("  {:<19} {extra}\n", ""));
     }
     if let Some(c) = &series.confidence {
@@ -284,6 +266,27 @@ pub fn render_gates(gates: &[wireperf_suite::gates::GateResult]) -> String {
             GateStatus::NotMeasured => "NOT MEASURED",
         };
         s.push_str(&format!("  [{mark}] {}: {}\n", g.name, g.message));
+    }
+    s
+}
+
+/// `--compare-to`: per direction, whether the change from the baseline is beyond noise.
+pub fn render_comparison(base: wireperf_store::RunId, sig: &wireperf_store::significance::Significance) -> String {
+    let runs = |ids: &[wireperf_store::RunId]| match ids {
+        [one] => format!("run {one}"),
+        many => format!("{} runs", many.len()),
+    };
+    let mut s = format!(
+        "\ncompared with run {base} ({} against {}), {} % confidence, Welch's t-test:\n",
+        runs(&sig.a_runs),
+        runs(&sig.b_runs),
+        sig.level
+    );
+    if sig.directions.is_empty() {
+        s.push_str("  no direction in common with the baseline\n");
+    }
+    for d in &sig.directions {
+        s.push_str(&format!("  {}\n", d.sentence));
     }
     s
 }

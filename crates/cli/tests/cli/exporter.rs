@@ -407,6 +407,64 @@ fn one_probe_at_a_time_per_target() {
 }
 
 #[test]
+fn probe_repeat_publishes_the_series_mean_and_interval() {
+    let wp = start_server(&wireperf(), &[]);
+    let (exporter, eport) = start_exporter(&[]);
+    let probe = format!("http://127.0.0.1:{eport}/probe");
+    let target = format!("127.0.0.1:{}", wp.port);
+    let timeout = [("X-Prometheus-Scrape-Timeout-Seconds", "10")];
+
+    // Bad or unfitting series are refused before any test runs, with the reason.
+    let (status, body) = get(&probe, &[("target", &target), ("repeat", "11")], &timeout);
+    assert_eq!(
+        (status, body.trim()),
+        (400, "'repeat' parameter: must be a whole number of tests from 1 to 10, not '11'")
+    );
+    // 3 tests of at least 1.25 s do not fit in 2 s - 0.5 s.
+    let (status, body) =
+        get(&probe, &[("target", &target), ("repeat", "3")], &[("X-Prometheus-Scrape-Timeout-Seconds", "2")]);
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("3 tests need at least 3.75s") && body.contains("1.50s"), "{body}");
+
+    // repeat=1 is one test, and no series metric appears.
+    let (_, body) = get(&probe, &[("target", &target), ("duration", "1"), ("repeat", "1")], &timeout);
+    assert_eq!(sample(&body, "probe_success", &[]), Some(1.0), "{body}");
+    assert!(!body.contains("wireperf_series"), "{body}");
+
+    let t = Instant::now();
+    let (status, body) = get(&probe, &[("target", &target), ("duration", "1"), ("repeat", "3")], &timeout);
+    let took = t.elapsed();
+    assert_eq!(status, 200);
+    assert_eq!(sample(&body, "probe_success", &[]), Some(1.0), "{body}\nexporter log:\n{}", exporter.stderr_text());
+    // Three 1 s tests ran back to back, within the probe's 9.5 s.
+    assert_eq!(sample(&body, "wireperf_probe_test_seconds", &[]), Some(1.0), "{body}");
+    assert!(took >= Duration::from_secs(3) && took < Duration::from_millis(9500), "took {took:?}");
+    let up =
+        |name: &str| sample(&body, name, &["direction=\"upload\""]).unwrap_or_else(|| panic!("no {name}:\n{body}"));
+    assert_eq!(up("wireperf_series_runs"), 3.0, "{body}");
+    let mean = up("wireperf_series_throughput_mean_bits_per_second");
+    let (lo, hi) = (
+        up("wireperf_series_throughput_ci_low_bits_per_second"),
+        up("wireperf_series_throughput_ci_high_bits_per_second"),
+    );
+    let sd = up("wireperf_series_throughput_stddev_bits_per_second");
+    assert!(mean > 0.0 && mean.is_finite(), "{body}");
+    assert!(lo <= mean && mean <= hi, "the interval brackets the mean: {lo} <= {mean} <= {hi}\n{body}");
+    assert!(sd >= 0.0 && sd.is_finite(), "{body}");
+    // The other gauges are the last test's, one of the three: by Samuelson's inequality no value
+    // of a series of 3 lies further than sd * 2 / sqrt(3) from its mean.
+    let last = up("wireperf_received_bits_per_second");
+    assert!((last - mean).abs() <= sd * 2.0 / 3f64.sqrt() * (1.0 + 1e-9) + 1e-6, "last {last}, mean {mean}, sd {sd}");
+    assert!(!body.contains("direction=\"download\""), "an upload series has no download: {body}");
+
+    // The series as a person would see it, for the docs.
+    eprintln!("GET /probe?target={target}&duration=1&repeat=3 ({took:?}):");
+    for line in body.lines().filter(|l| l.starts_with("wireperf_series") || l.starts_with("wireperf_received_bits")) {
+        eprintln!("{line}");
+    }
+}
+
+#[test]
 fn udp_probe_reports_loss_and_jitter() {
     let wp = start_server(&wireperf(), &[]);
     let (_exporter, eport) = start_exporter(&[]);

@@ -277,11 +277,31 @@ impl Lab {
         self.run_command(self.command(side, program, args))
     }
 
+    /// [`Lab::run`] with another time limit (a repeat series runs several suites).
+    pub fn run_within(&self, limit: Duration, side: Side, program: &Path, args: &[&str]) -> Output {
+        self.run_command_within(self.command(side, program, args), limit)
+    }
+
+    /// Replaces the side's egress shaper by a tbf of `rate` (as [`LabConfig::rate`] makes it):
+    /// the path changes between two tests, as when a user moves to another port.
+    pub fn set_rate(&self, side: Side, rate: &str) {
+        let (ns, dev) = (self.ns(side), self.dev(side));
+        must(&[
+            "tc", "-n", ns, "qdisc", "replace", "dev", dev, "root", "tbf", "rate", rate, "burst", "256kb", "latency",
+            "100ms",
+        ]);
+    }
+
     /// Runs a command made by [`Lab::command`] (perhaps with an environment) to completion,
     /// killed after 30 s.
-    pub fn run_command(&self, mut cmd: Command) -> Output {
+    pub fn run_command(&self, cmd: Command) -> Output {
+        self.run_command_within(cmd, Duration::from_secs(30))
+    }
+
+    /// [`Lab::run_command`], killed after `limit`.
+    pub fn run_command_within(&self, mut cmd: Command, limit: Duration) -> Output {
         let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn client in lab");
-        let deadline = Instant::now() + Duration::from_secs(30);
+        let deadline = Instant::now() + limit;
         while Instant::now() < deadline {
             if let Ok(Some(_)) = child.try_wait() {
                 break;

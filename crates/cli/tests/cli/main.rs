@@ -12,6 +12,7 @@ mod affinity;
 mod architecture;
 mod auth;
 mod balance_lab;
+mod client_repeat;
 mod closed_stdout;
 mod concurrency;
 mod doctor_live;

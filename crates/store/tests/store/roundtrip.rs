@@ -235,3 +235,102 @@ fn compare_sets_tell_a_change_from_noise() {
     assert!(text.contains("+50.0 %: a single run cannot tell noise from change"), "{text}");
     assert!(matches!(store.compare_sets(&a, &[wireperf_store::RunId(999)]), Err(StoreError::NotFound(_))));
 }
+
+/// A repeat series is stored as one run (its head, with the statistics) and its rounds: `list`
+/// shows the head only (with the means), `show` the rounds and the statistics table, a compare
+/// of two heads uses their counted rounds (the warm-up left out), deleting the head deletes
+/// the rounds, and `export` of everything keeps the rounds.
+#[test]
+fn a_series_is_one_run_with_its_rounds() {
+    let (_, report) = tcp_client_report();
+    let (_dir, path) = temp_db();
+    let mut store = Store::open(&path).unwrap();
+    let single = store.insert_run(&NewRun::single(RunKind::Client, None, scaled(&report, 1.0))).unwrap();
+    let rounds =
+        |ks: &[f64]| ks.iter().map(|&k| NewRun::single(RunKind::Client, None, scaled(&report, k))).collect::<Vec<_>>();
+    let stats = |mean: f64| {
+        serde_json::json!([{
+            "phase": "upload", "direction": "upload",
+            "throughput_bps": {"n": 3, "mean": mean, "median": mean, "sd": 1e6, "min": mean - 1e6,
+                               "max": mean + 1e6, "level": 95.0, "ci": [mean - 2e6, mean + 2e6]},
+            "retransmits": {"n": 3, "mean": 0.0, "median": 0.0, "sd": 0.0, "min": 0.0, "max": 0.0,
+                            "level": 95.0, "ci": [0.0, 0.0]},
+        }])
+    };
+    let head = |mean: f64| wireperf_store::NewSeries {
+        kind: RunKind::Client,
+        command_line: Some("wireperf -c h --repeat 4 --warmup 1".into()),
+        label: None,
+        warmup: 1,
+        statistics: stats(mean),
+        confidence: None,
+    };
+    // The warm-up rounds (0.2, 5.0) are far off: a compare that counted them would not say
+    // "faster by 49.x %".
+    let a = store.insert_series(&head(1e9), &rounds(&[0.2, 1.0, 1.02, 0.98])).unwrap();
+    let b = store.insert_series(&head(1.5e9), &rounds(&[5.0, 1.5, 1.52, 1.48])).unwrap();
+    assert_eq!(a.rounds.len(), 4);
+    assert!(a.rounds.iter().all(|r| r.0 > a.head.0), "{a:?}");
+
+    let listed: Vec<_> = store.list(&ListFilter::default()).unwrap();
+    assert_eq!(listed.iter().map(|r| r.id).collect::<Vec<_>>(), [single, a.head, b.head]);
+    let text = wireperf_store::render::list(&listed);
+    assert!(text.contains("series of 4") && text.contains("means: upload 1.00 Gbit/s ±0.2%"), "{text}");
+    let all = store.list(&ListFilter { members: true, ..Default::default() }).unwrap();
+    assert_eq!(all.len(), 11);
+
+    let d = store.get(a.head).unwrap();
+    assert_eq!(d.members, a.rounds);
+    assert!(d.phase_details.is_empty());
+    let shown = wireperf_store::render::show(&d);
+    let rows = format!("4 rounds (runs {}-{}, the first a warm-up left out)", a.rounds[0], a.rounds[3]);
+    assert!(shown.contains(&rows), "{shown}");
+    assert!(shown.contains("Statistics over the counted rounds (95% confidence interval of the mean)"), "{shown}");
+    assert!(shown.contains("[998 Mbit/s, 1.00 Gbit/s] ±0.2%"), "{shown}");
+    let member = wireperf_store::render::show(&store.get(a.rounds[1]).unwrap());
+    assert!(member.contains(&format!("round 2 of series {}", a.head)), "{member}");
+
+    let c = store.compare_sets(&[a.head], &[b.head]).unwrap();
+    let dir = &c.significance.directions[0];
+    assert_eq!((dir.a.n, dir.b.n), (3, 3), "warm-ups left out: {dir:?}");
+    assert!(dir.significant && dir.sentence.contains(" faster by 50.0 % ["), "{}", dir.sentence);
+
+    let exported = store.export(&[]).unwrap();
+    assert_eq!(exported["runs"].as_array().unwrap().len(), 11);
+
+    store.delete(a.head).unwrap();
+    assert_eq!(store.list(&ListFilter { members: true, ..Default::default() }).unwrap().len(), 6);
+    assert!(matches!(store.get(a.rounds[0]), Err(StoreError::NotFound(_))));
+}
+
+/// Runs stored one by one (as `-c --repeat` saves each test when it ends) grouped into a
+/// series afterwards: one head listed, the rounds in order; a run cannot join two series.
+#[test]
+fn stored_runs_are_grouped_into_a_series() {
+    let (_, report) = tcp_client_report();
+    let (_dir, path) = temp_db();
+    let mut store = Store::open(&path).unwrap();
+    let ids: Vec<_> = [1.0, 1.1, 0.9]
+        .into_iter()
+        .map(|k| store.insert_run(&NewRun::single(RunKind::Client, None, scaled(&report, k))).unwrap())
+        .collect();
+    let head = wireperf_store::NewSeries {
+        kind: RunKind::Client,
+        command_line: Some("wireperf -c h --repeat 3".into()),
+        label: Some("lab".into()),
+        warmup: 0,
+        statistics: serde_json::json!([]),
+        confidence: None,
+    };
+    let h = store.group_series(&head, &ids).unwrap();
+    let listed: Vec<_> = store.list(&ListFilter::default()).unwrap().into_iter().map(|r| r.id).collect();
+    assert_eq!(listed, [h]);
+    let d = store.get(h).unwrap();
+    assert_eq!(d.members, ids);
+    assert_eq!(d.summary.label.as_deref(), Some("lab"));
+    assert_eq!(d.summary.remote_host, store.get(ids[0]).unwrap().summary.remote_host);
+    assert_eq!(store.get(ids[2]).unwrap().summary.series_round, Some(3));
+    assert!(matches!(store.group_series(&head, &ids[1..]), Err(StoreError::InvalidRun(_))));
+    assert!(matches!(store.group_series(&head, &[wireperf_store::RunId(999)]), Err(StoreError::InvalidRun(_))));
+    assert_eq!(store.list(&ListFilter { members: true, ..Default::default() }).unwrap().len(), 4, "nothing half-done");
+}

@@ -1,9 +1,7 @@
-//! The value parsers of the suite's repeat and gate flags: `--repeat`, `--warmup`,
-//! `--confidence LEVEL,WIDTH`, `--expect-min RATE|up=RATE,down=RATE`,
-//! `--expect-max-loaded-latency MS`. Each refuses a bad value while the arguments are read,
-//! with a message that says what is allowed.
-
-use wireperf_report::units::parse_rate;
+//! The value parsers of the repeat and gate flags: `--repeat`, `--warmup`, `--confidence
+//! LEVEL,WIDTH` (the suite and `-c`), `--expect-min RATE|up=RATE,down=RATE`,
+//! `--expect-max-loaded-latency MS` (the suite). Each refuses a bad value while the arguments
+//! are read, with a message that says what is allowed.
 
 /// Most rounds a series may run (a 10 s suite × 100 is most of an hour).
 pub const MAX_ROUNDS: usize = 100;
@@ -41,9 +39,10 @@ pub fn confidence(s: &str) -> Result<(f64, f64), String> {
 
 /// `--expect-min RATE` (both directions) or `up=RATE,down=RATE` (either or both), rates as
 /// `-b` reads them (`2G`, `940M`).
+#[cfg(feature = "suite")]
 pub fn expect_min(s: &str) -> Result<(Option<f64>, Option<f64>), String> {
     let one = |v: &str| -> Result<f64, String> {
-        match parse_rate(v.trim()) {
+        match wireperf_report::units::parse_rate(v.trim()) {
             Ok(r) if r > 0 => Ok(r as f64),
             Ok(_) => Err(format!("'{v}': a minimum rate must be above 0")),
             Err(e) => Err(e.to_string()),
@@ -65,6 +64,7 @@ pub fn expect_min(s: &str) -> Result<(Option<f64>, Option<f64>), String> {
 }
 
 /// `--expect-max-loaded-latency MS`: above 0, at most 60 000.
+#[cfg(feature = "suite")]
 pub fn latency_ms(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(v) if v > 0.0 && v <= 60_000.0 => Ok(v),
@@ -87,6 +87,11 @@ mod tests {
         assert_eq!(confidence("99, 2.5"), Ok((99.0, 2.5)));
         assert!(confidence("95").unwrap_err().contains("LEVEL,WIDTH"));
         assert!(confidence("100,5").is_err() && confidence("95,0").is_err());
+    }
+
+    #[cfg(feature = "suite")]
+    #[test]
+    fn gate_values_are_read_or_refused_with_what_is_allowed() {
         assert_eq!(expect_min("2G"), Ok((Some(2e9), Some(2e9))));
         assert_eq!(expect_min("up=2G,down=940M"), Ok((Some(2e9), Some(940e6))));
         assert_eq!(expect_min("down=1G"), Ok((None, Some(1e9))));
