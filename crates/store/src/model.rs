@@ -182,6 +182,18 @@ pub struct NewSeries {
     pub confidence: Option<Value>,
 }
 
+impl NewSeries {
+    /// The head's `series` column for a series of `rounds` rounds, warm-ups included.
+    pub(crate) fn document(&self, rounds: usize) -> Value {
+        serde_json::json!({
+            "rounds": rounds,
+            "warmup": self.warmup,
+            "statistics": self.statistics,
+            "confidence": self.confidence,
+        })
+    }
+}
+
 /// The ids a stored series got.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct SeriesIds {

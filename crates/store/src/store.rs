@@ -126,12 +126,7 @@ impl Store {
         head_row.findings = None;
         head_row.verdicts = None;
         head_row.phases.clear();
-        let series_doc = serde_json::json!({
-            "rounds": rounds.len(),
-            "warmup": head.warmup,
-            "statistics": head.statistics,
-            "confidence": head.confidence,
-        });
+        let series_doc = head.document(rounds.len());
         let (path, timeout_ms) = (self.path.clone(), self.timeout_ms);
         let err = |e| StoreError::from_sqlite(e, &path, timeout_ms);
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(err)?;
@@ -148,9 +143,7 @@ impl Store {
         tx.commit().map_err(err)?;
         Ok(ids)
     }
-}
 
-impl Store {
     /// Makes runs already stored (`rounds`, in order: a `-c --repeat` series saves each test as
     /// it ends, so nothing is lost if the series is cut short) one series: a head run like
     /// [`Store::insert_series`]'s, its context taken from the first round, and each round
@@ -160,12 +153,7 @@ impl Store {
         let Some(first) = rounds.first() else {
             return Err(StoreError::InvalidRun("a series needs at least one round".into()));
         };
-        let series_doc = serde_json::json!({
-            "rounds": rounds.len(),
-            "warmup": head.warmup,
-            "statistics": head.statistics,
-            "confidence": head.confidence,
-        });
+        let series_doc = head.document(rounds.len());
         let (path, timeout_ms) = (self.path.clone(), self.timeout_ms);
         let err = |e| StoreError::from_sqlite(e, &path, timeout_ms);
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(err)?;
@@ -208,9 +196,10 @@ impl Store {
 }
 
 /// A run's rows computed before the transaction opens (JSON encoding can fail; SQL then
-/// only writes).
+/// only writes). The phases are borrowed from the [`NewRun`]: a report with its intervals is
+/// the largest thing a save holds, and it is not copied.
 #[derive(Clone)]
-struct PreparedRun {
+struct PreparedRun<'a> {
     kind: &'static str,
     time_unix: i64,
     local_host: Option<String>,
@@ -224,15 +213,15 @@ struct PreparedRun {
     verdicts: Option<String>,
     source: Option<String>,
     label: Option<String>,
-    phases: Vec<(NewPhase, PhaseFigures, String)>,
+    phases: Vec<(&'a NewPhase, PhaseFigures, String)>,
 }
 
-impl PreparedRun {
-    fn of(run: &NewRun) -> Result<PreparedRun, StoreError> {
+impl<'a> PreparedRun<'a> {
+    fn of(run: &'a NewRun) -> Result<PreparedRun<'a>, StoreError> {
         if run.phases.is_empty() {
             return Err(StoreError::InvalidRun("a run needs at least one phase".into()));
         }
-        let phases: Vec<(NewPhase, PhaseFigures, String)> = run
+        let phases: Vec<(&NewPhase, PhaseFigures, String)> = run
             .phases
             .iter()
             .map(|p| {
@@ -240,7 +229,7 @@ impl PreparedRun {
                     Some(d) => d.clone(),
                     None => serde_json::to_string(&p.report)?,
                 };
-                Ok((p.clone(), extract::phase_figures(&p.report, p.side), doc))
+                Ok((p, extract::phase_figures(&p.report, p.side), doc))
             })
             .collect::<Result<_, StoreError>>()?;
         let figs: Vec<Figures> = phases.iter().map(|(_, f, _)| f.figures.clone()).collect();
