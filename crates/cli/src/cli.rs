@@ -46,7 +46,7 @@ pub enum Command {
     History(crate::history::HistoryArgs),
     /// Draw stored runs as one self-contained HTML page (--html) or SVG charts (--svg).
     #[cfg(feature = "history")]
-    Report(crate::report_cmd::ReportArgs),
+    Report(crate::html_cmd::HtmlArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
     Completions(crate::manual::CompletionsArgs),
     /// Write man pages for wireperf and each subcommand into a directory.
@@ -64,6 +64,11 @@ pub fn left_out(name: &str) -> Option<(&'static str, &'static str)> {
         ("report", "history", cfg!(feature = "history")),
     ];
     all.into_iter().find(|(n, _, built)| *n == name && !built).map(|(n, f, _)| (n, f))
+}
+
+/// The whole command line's definition, for the completions and man pages (`manual.rs`).
+pub fn command() -> clap::Command {
+    Cli::command()
 }
 
 /// Parses a command line (`argv[0]` first) into the flags and the role-specific flags given.

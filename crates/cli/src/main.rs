@@ -5,26 +5,21 @@
 //!
 //! # Layout
 //! - `cli.rs` — the whole command line: iperf3's flags and the subcommands; [`cli::parse_from`].
-//! - `shared/` — flag rules several modes share: `endpoint.rs` (`-c host%dev`, `-B`, `-4`/`-6`),
-//!   `parallel.rs` (`-P`, iperf3's 1..=128).
-//! - `iperf/` — iperf3 mode: flags, the role check derived from them (`roles.rs`), the pure
-//!   lowering (`lower*.rs`, `tos.rs`), its file and terminal I/O (`files.rs`, `auth.rs`).
-//! - `client_cmd.rs` / `server_cmd.rs` — running an iperf3-mode client or server: events to
-//!   `text_out.rs`, `json_out.rs` or `debug_out.rs` through `output.rs` (`--tui`: under the
-//!   `wireperf-tui` live view, text kept in memory until the screen is back; `live_hosts.rs`
-//!   reads both hosts' CPU and DSACK counters for it); `server_log.rs` is the operator's
-//!   one-line log.
+//! - `shared/` — what several modes share: flag rules (`endpoint.rs`: `-c host%dev`, `-B`,
+//!   `-4`/`-6`; `parallel.rs`: `-P`, iperf3's 1..=128; the latency and repeat flags), Ctrl-C
+//!   (`signals.rs`) and the suite's and selftest's progress line (`progress.rs`, `indicatif`).
+//! - `iperf/` — iperf3 mode: flags, the role check derived from them, the lowering into one
+//!   typed run description (`run_spec.rs`), and running the client or server with its text,
+//!   `-J`, `--tui` and log output (see its `mod.rs`).
 //! - `iperf2/` — `--iperf2`: iperf 2's own flag set, lowered into the iperf2 crate's test.
 //! - `suite/` — `wireperf suite`: flags, run and save, `render.rs` the text result.
 //! - `selftest/` — `wireperf selftest`: the suite against an in-process server, plus the doctor.
 //! - `doctor/`, `history/`, `exporter/` — those subcommands' flags, lowered into
 //!   `wireperf_doctor::DoctorConfig`, `wireperf_store::HistoryRequest`,
 //!   `wireperf_exporter::ExporterConfig`.
-//! - `report_cmd.rs` — `wireperf report`: stored runs to HTML or SVG. `manual.rs` — `wireperf
+//! - `html_cmd.rs` — `wireperf report`: stored runs to HTML or SVG. `manual.rs` — `wireperf
 //!   completions` and `wireperf man`, generated from the same clap definitions.
-//! - `progress.rs` — the live progress line (`indicatif`) of suite and selftest. `signals.rs` — Ctrl-C.
-//! - `server_metrics.rs` — `-s --metrics`: the exporter's counters, or a clear refusal in a
-//!   build without the `exporter` feature.
+//! - `why.rs` — `--why`'s bottleneck verdicts as text and `-J` (used by `iperf/client_cmd.rs`).
 //!
 //! Cargo features (`history`, `suite`, `exporter`, all on by default) leave out the history,
 //! the suite/selftest and the exporter; `--no-default-features` is the small build.
@@ -47,33 +42,21 @@ macro_rules! out {
 }
 
 mod cli;
-mod client_cmd;
-mod debug_out;
 mod doctor;
 #[cfg(feature = "exporter")]
 mod exporter;
 #[cfg(feature = "history")]
 mod history;
+#[cfg(feature = "history")]
+mod html_cmd;
 mod iperf;
 mod iperf2;
-mod json_out;
-mod live_hosts;
 mod manual;
-mod output;
-#[cfg(feature = "suite")]
-mod progress;
-#[cfg(feature = "history")]
-mod report_cmd;
 #[cfg(feature = "suite")]
 mod selftest;
-mod server_cmd;
-mod server_log;
-mod server_metrics;
 mod shared;
-mod signals;
 #[cfg(feature = "suite")]
 mod suite;
-mod text_out;
 mod why;
 
 use std::process::ExitCode;
@@ -98,7 +81,7 @@ fn main() -> ExitCode {
     }
     // A closed stdout ends a running test or server as Ctrl-C would (the peer is told, the run
     // saved), and the process then exits 0 without a word (below).
-    wireperf_sys::stdout::on_reader_gone(signals::raise);
+    wireperf_sys::stdout::on_reader_gone(shared::signals::raise);
     let (cli, roles) = match cli::parse_from(std::env::args_os()) {
         Ok(c) => c,
         Err(e) => {
@@ -111,14 +94,14 @@ fn main() -> ExitCode {
     let code = match cli.command {
         #[cfg(feature = "suite")]
         Some(cli::Command::Selftest(a)) => selftest::run(&a),
-        Some(cli::Command::Completions(a)) => manual::completions(&a),
-        Some(cli::Command::Man(a)) => manual::man_pages(&a),
+        Some(cli::Command::Completions(a)) => manual::completions(&a, cli::command()),
+        Some(cli::Command::Man(a)) => manual::man_pages(&a, cli::command()),
         #[cfg(feature = "suite")]
         Some(cli::Command::Suite(a)) => suite::run(&a),
         #[cfg(feature = "exporter")]
         Some(cli::Command::Exporter(a)) => exporter::run(&a),
         #[cfg(feature = "history")]
-        Some(cli::Command::Report(a)) => report_cmd::run(&a),
+        Some(cli::Command::Report(a)) => html_cmd::run(&a),
         #[cfg(feature = "history")]
         Some(cli::Command::History(a)) => history::run(&a),
         Some(cli::Command::Doctor(a)) => doctor::run(&a),

@@ -2,8 +2,11 @@
 //! generated from the same clap definitions that parse the command line, so they can never
 //! describe a flag that does not exist (or miss one that does). The Debian package installs
 //! both (scripts/package-deb).
+//!
+//! The command line comes in as a [`clap::Command`] (`crate::cli::command`): `cli.rs` names
+//! these subcommands' flags, so this file does not reach back for the whole command line.
 
-use clap::{Args, CommandFactory};
+use clap::{Args, Command};
 use clap_complete::Shell;
 use std::path::{Path, PathBuf};
 
@@ -23,9 +26,8 @@ pub struct ManArgs {
     pub out: PathBuf,
 }
 
-/// Prints the completion script for `a.shell` to stdout.
-pub fn completions(a: &CompletionsArgs) -> i32 {
-    let mut cmd = crate::cli::Cli::command();
+/// Prints the completion script of `cmd` (the whole command line) for `a.shell` to stdout.
+pub fn completions(a: &CompletionsArgs, mut cmd: Command) -> i32 {
     // Into memory first: clap_complete panics when its writer fails (a closed pipe).
     let mut script = Vec::new();
     clap_complete::generate(a.shell, &mut cmd, "wireperf", &mut script);
@@ -33,9 +35,9 @@ pub fn completions(a: &CompletionsArgs) -> i32 {
     0
 }
 
-/// Writes the man pages; prints each path written.
-pub fn man_pages(a: &ManArgs) -> i32 {
-    match write_man_pages(&a.out) {
+/// Writes the man pages of `cmd` (the whole command line); prints each path written.
+pub fn man_pages(a: &ManArgs, cmd: Command) -> i32 {
+    match write_man_pages(&a.out, cmd) {
         Ok(paths) => {
             for p in paths {
                 outln!("{}", p.display());
@@ -51,9 +53,9 @@ pub fn man_pages(a: &ManArgs) -> i32 {
 
 /// `wireperf.1` for the binary (the iperf3 flags) and one page per visible subcommand, named
 /// as git and cargo name theirs (`wireperf-suite.1`).
-fn write_man_pages(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+fn write_man_pages(dir: &Path, cmd: Command) -> std::io::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
-    let cmd = crate::cli::Cli::command().version(env!("CARGO_PKG_VERSION"));
+    let cmd = cmd.version(env!("CARGO_PKG_VERSION"));
     let mut written = Vec::new();
     let top = dir.join("wireperf.1");
     let mut buf = Vec::new();

@@ -281,16 +281,16 @@ pub struct IperfArgs {
     /// per direction the median, mean, standard deviation, min-max and the 95% confidence
     /// interval of the mean of throughput and retransmits; -J: one document with every test
     /// (wireperf only). With --confidence: the most tests to run (default 10).
-    #[arg(long = "repeat", value_name = "N", value_parser = crate::iperf::repeat::rounds, help_heading = CLIENT)]
+    #[arg(long = "repeat", value_name = "N", value_parser = crate::shared::repeat_args::rounds, help_heading = CLIENT)]
     pub repeat: Option<usize>,
     /// Leave the first K tests of --repeat out of the statistics (0-10, fewer than N): a
     /// warm-up for cold caches, ARP, a router's flow setup (wireperf only).
-    #[arg(long = "warmup", value_name = "K", value_parser = crate::iperf::repeat::warmup, help_heading = CLIENT)]
+    #[arg(long = "warmup", value_name = "K", value_parser = crate::shared::repeat_args::warmup, help_heading = CLIENT)]
     pub warmup: Option<usize>,
     /// Repeat until every direction's LEVEL% confidence interval of the mean lies within
     /// WIDTH% of it (netperf's -I: 95,5 = within +-2.5%), judged from 3 counted tests on, at
     /// most --repeat tests (default 10); says whether it got there (wireperf only).
-    #[arg(long = "confidence", value_name = "LEVEL,WIDTH", value_parser = crate::iperf::repeat::confidence, help_heading = CLIENT)]
+    #[arg(long = "confidence", value_name = "LEVEL,WIDTH", value_parser = crate::shared::repeat_args::confidence, help_heading = CLIENT)]
     pub confidence: Option<(f64, f64)>,
 }
 

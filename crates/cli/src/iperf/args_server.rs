@@ -4,17 +4,8 @@
 //! the iperf3 flag set so that `wireperf -s --max-tests 4 --queue 30` reads naturally.
 
 use crate::iperf::roles::PUBLIC_SERVER;
-use clap::{Args, ValueEnum};
-
-/// Format of the operator's log records (one line per accepted/finished/refused/failed test).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum LogFormat {
-    /// `wireperf: finished test=3 client=192.0.2.7:50412 duration=10.02s bytes=1234 ...`
-    #[default]
-    Text,
-    /// One JSON object per line.
-    Json,
-}
+use crate::iperf::run_spec::LogFormat;
+use clap::Args;
 
 /// Limits and logging of a public server.
 #[derive(Debug, Args, Default)]

@@ -10,7 +10,7 @@
 //! [`ClientAuth`]) and a method that reads the files and the terminal
 //! ([`ServerAuth::load`], [`ClientAuth::token`]).
 
-use crate::iperf::lower::ParamError;
+use crate::iperf::run_spec::ParamError;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};

@@ -1,9 +1,10 @@
 //! The part of lowering that touches the outside: the size of a `-F` file the client sends,
 //! the server's RSA key and users file, the client's key and password. Kept apart so that
-//! [`crate::iperf::lower`] stays a pure function of the flags.
+//! [`crate::iperf::lower`] stays a pure function of the flags. It depends on the leaf types
+//! (`run_spec.rs`) and `auth.rs`, never on the lowering, so the lowering can name [`Pending`].
 
 use crate::iperf::auth::{ClientAuth, ServerAuth};
-use crate::iperf::lower::{Mode, ParamError};
+use crate::iperf::run_spec::{Mode, ParamError};
 
 /// What the pure lowering left to read.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -19,7 +20,8 @@ pub struct Pending {
 /// Reads what `pending` names into `mode`.
 pub fn finish(mut mode: Mode, pending: &Pending) -> Result<Mode, ParamError> {
     match &mut mode {
-        Mode::Client(cfg, ..) => {
+        Mode::Client(run) => {
+            let cfg = &mut run.config;
             if let Some(auth) = &pending.client_auth {
                 cfg.params.authtoken = Some(auth.token()?);
             }
@@ -31,9 +33,9 @@ pub fn finish(mut mode: Mode, pending: &Pending) -> Result<Mode, ParamError> {
                 cfg.params.time = 0;
             }
         }
-        Mode::Server(cfg, _, _) => {
+        Mode::Server(run) => {
             if let Some(auth) = &pending.server_auth {
-                cfg.auth = Some(auth.load()?);
+                run.config.auth = Some(auth.load()?);
             }
         }
         Mode::Version => {}

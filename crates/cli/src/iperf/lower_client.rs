@@ -1,10 +1,12 @@
-//! Lowering the client's flags into a [`ClientConfig`]: the test parameters sent to the server,
-//! then where and how to connect.
+//! Lowering the client's flags into a [`ClientRun`]: the test parameters sent to the server,
+//! then where and how to connect (the engine's [`ClientConfig`], built in [`lower`]), then what
+//! the run does besides the test (save, `--why`, `--tui`, `--latency`, a series).
 
 use crate::iperf::args::IperfArgs;
 use crate::iperf::auth::ClientAuth;
 use crate::iperf::files::Pending;
-use crate::iperf::lower::{Common, Mode, ParamError, interval, keepalive, port, unit};
+use crate::iperf::lower_common::{Common, interval, keepalive, port, unit};
+use crate::iperf::run_spec::{ClientRun, Mode, ParamError, SaveTo};
 use crate::iperf::{cnum, tos};
 use crate::shared::endpoint::{family, split_host};
 use crate::shared::parallel;
@@ -22,7 +24,7 @@ const UDP_DEFAULT_RATE: u64 = 1024 * 1024;
 /// and `-t 0.5` reads as 0, "no time limit", and runs until interrupted. wireperf reads it the
 /// same way (a script written for iperf3 must get the same test), but says so on stderr, where
 /// no `-J` consumer looks, because a test that never ends is not what anyone typing `0.5` meant.
-pub fn fractional_time_warning(a: &IperfArgs) -> Option<String> {
+fn fractional_time_warning(a: &IperfArgs) -> Option<String> {
     let t = a.time.filter(|t| t.fract() != 0.0 && *t > 0.0)?;
     Some(if t < 1.0 {
         format!(
@@ -201,5 +203,24 @@ pub(super) fn lower(a: &IperfArgs, common: Common) -> Result<(Mode, Pending), Pa
     cfg.affinity = common.affinity;
     cfg.send_mode = send_mode.unwrap_or_default();
     let repeat = crate::iperf::repeat::config(a, &cfg.params, pending.send_file_size.is_some())?;
-    Ok((Mode::Client(Box::new(cfg), common.out, repeat), pending))
+    let run = ClientRun {
+        config: Box::new(cfg),
+        output: common.out,
+        save: save_to(a),
+        why: a.why,
+        tui: a.tui,
+        latency: crate::shared::latency::config(a.latency, a.latency_interval),
+        repeat,
+        warnings: fractional_time_warning(a).into_iter().collect(),
+    };
+    Ok((Mode::Client(run), pending))
+}
+
+/// `--no-save`, `--db PATH`, or the default database.
+fn save_to(a: &IperfArgs) -> SaveTo {
+    match (a.no_save, &a.db) {
+        (true, _) => SaveTo::No,
+        (false, Some(db)) => SaveTo::At(db.clone()),
+        (false, None) => SaveTo::Default,
+    }
 }

@@ -1,10 +1,12 @@
-//! Lowering the server's flags into a [`ServerConfig`]: iperf3's server flags, then the
-//! public-server limits and queue, then what authentication needs.
+//! Lowering the server's flags into a [`ServerRun`]: iperf3's server flags into the engine's
+//! [`ServerConfig`] (built in [`lower`]), then the public-server limits and queue, then what
+//! authentication needs, then the process around the server.
 
 use crate::iperf::args::IperfArgs;
 use crate::iperf::auth::ServerAuth;
 use crate::iperf::files::Pending;
-use crate::iperf::lower::{Common, Mode, ParamError, ServerProcess, interval, keepalive, port, unit};
+use crate::iperf::lower_common::{Common, interval, keepalive, port, unit};
+use crate::iperf::run_spec::{Mode, ParamError, ServerProcess, ServerRun};
 use crate::shared::endpoint::family;
 use std::time::Duration;
 use wireperf_engine::ServerConfig;
@@ -66,7 +68,7 @@ pub(super) fn lower(a: &IperfArgs, common: Common) -> Result<(Mode, Pending), Pa
             })
         },
     };
-    Ok((Mode::Server(Box::new(cfg), common.out, proc), pending))
+    Ok((Mode::Server(ServerRun { config: Box::new(cfg), output: common.out, process: proc }), pending))
 }
 
 /// Fills the concurrency and limit fields of `cfg` from the public-server flags.

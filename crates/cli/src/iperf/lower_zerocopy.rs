@@ -3,7 +3,7 @@
 //! iperf3's `-Z` means sendfile(); iperf3's open MSG_ZEROCOPY work (esnet/iperf#1720) spells
 //! the other method `--zerocopy=z`, so wireperf accepts the same spelling.
 
-use crate::iperf::lower::ParamError;
+use crate::iperf::run_spec::ParamError;
 use wireperf_engine::SendMode;
 
 /// `None` without `-Z`; `Some(Sendfile)` for `-Z`/`--zerocopy`/`--zerocopy=sendfile`;

@@ -2,17 +2,18 @@
 //! each direction over the counted tests (a wireperf extension; without `--repeat` nothing
 //! here runs and the output is iperf3's).
 //!
-//! Each test is an ordinary client test ([`crate::client_cmd::test_in_series`]): printed as a
+//! Each test is an ordinary client test ([`crate::iperf::client_cmd::test_in_series`]): printed as a
 //! single test is, saved as the run it is. Its figures are read as the suite reads a phase's
 //! ([`PhaseResult::from_report`]: each direction's receiver's goodput, the sender's
 //! retransmits) and summed up by the suite's own [`statistics`] and [`judge`], so a client
 //! series and a suite series give the same numbers for the same runs. A failed or interrupted
 //! test ends the series: what ran is reported, and the exit status is that test's.
 
-use crate::client_cmd::{self, TestOpts, Tested};
-use crate::iperf::lower::OutputOpts;
+use crate::iperf::client_cmd::{self, Tested};
+use crate::iperf::output::Sink;
+use crate::iperf::run_spec::{ClientRun, OutputOpts, SaveTo};
+use crate::iperf::series_summary::{Series, Stopped};
 use crate::iperf::series_text;
-use crate::output::Sink;
 use serde_json::{Value, json};
 use std::sync::atomic::Ordering;
 use wireperf_engine::ClientConfig;
@@ -20,36 +21,6 @@ use wireperf_protocol::TestParams;
 use wireperf_report::text::prefix::prefix_lines;
 use wireperf_suite::series::{ConfidenceOutcome, DirectionStats, RepeatConfig, judge, statistics};
 use wireperf_suite::{Phase, PhaseResult, SuiteResult};
-
-/// Why a series ended before its cap or its confidence target.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Stopped {
-    /// Test N (from 1) failed.
-    Failed(usize),
-    /// Ctrl-C (or SIGTERM/SIGHUP) interrupted test N, or came between two tests (N: the
-    /// tests run).
-    Interrupted(usize),
-}
-
-/// A series run: its statistics and how it ended, for the text and the JSON.
-#[derive(Clone, Debug)]
-pub struct Series {
-    /// Leading tests left out of the statistics.
-    pub warmup: usize,
-    /// Counted tests that completed.
-    pub counted: usize,
-    /// Per direction over the counted tests; empty when a stopped series has fewer than two.
-    pub statistics: Vec<DirectionStats>,
-    /// The confidence target's outcome (`--confidence`).
-    pub confidence: Option<ConfidenceOutcome>,
-    /// Why it ended early.
-    pub stopped: Option<Stopped>,
-    /// The history ids of the tests, in order.
-    pub saved: Vec<i64>,
-    /// The series' own history id (its head, which `history list` shows), once its tests
-    /// are grouped.
-    pub saved_series: Option<i64>,
-}
 
 /// The suite phase a test's direction matches: `-R` download, `--bidir` both, else upload
 /// (UDP too: the phase only names the directions).
@@ -79,17 +50,18 @@ fn judged(stats: &[DirectionStats], repeat: &RepeatConfig, width: f64, counted: 
     ConfidenceOutcome { widest, ..judge(stats, repeat.level, width, counted) }
 }
 
-/// Runs the series; returns the exit status: 0 when every test succeeded, else the failed
-/// test's (the usual 1; 0 when stdout's reader went away).
-pub fn run(cfg: &ClientConfig, out: &OutputOpts, repeat: &RepeatConfig, opts: &TestOpts<'_>, tui: bool) -> i32 {
-    if tui {
+/// Runs the series `repeat` of `run`'s test; returns the exit status: 0 when every test
+/// succeeded, else the failed test's (the usual 1; 0 when stdout's reader went away).
+pub fn run(run: &ClientRun, repeat: &RepeatConfig) -> i32 {
+    let (cfg, out) = (&*run.config, &run.output);
+    if run.tui {
         eprintln!("wireperf: --tui ignored (--repeat runs several tests); plain output");
     }
     let sink = match client_cmd::open_sink(out) {
         Ok(s) => s,
         Err(code) => return code,
     };
-    let interrupt = crate::signals::interrupt_flag();
+    let interrupt = crate::shared::signals::interrupt_flag();
     let phase = phase_of(&cfg.params);
     let (mut rounds, mut documents, mut saved) = (Vec::new(), Vec::new(), Vec::new());
     let (mut confidence, mut stopped, mut code) = (None, None, 0);
@@ -102,7 +74,7 @@ pub fn run(cfg: &ClientConfig, out: &OutputOpts, repeat: &RepeatConfig, opts: &T
         if !out.json {
             print_lines(&sink, out, &series_text::header(i, repeat));
         }
-        let t = client_cmd::test_in_series(cfg, out, &sink, opts, i == 0);
+        let t = client_cmd::test_in_series(run, &sink, i == 0);
         rounds.push(round(cfg, phase, &t));
         documents.extend(t.document.clone());
         saved.extend(t.saved);
@@ -129,8 +101,8 @@ pub fn run(cfg: &ClientConfig, out: &OutputOpts, repeat: &RepeatConfig, opts: &T
     let statistics =
         if stopped.is_none() || counted >= 2 { statistics(counted_rounds, repeat.level) } else { Vec::new() };
     let mut summary = Series { warmup, counted, statistics, confidence, stopped, saved, saved_series: None };
-    if let Some(db) = opts.save {
-        summary.saved_series = group(db, &summary);
+    if run.save != SaveTo::No {
+        summary.saved_series = group(run.save.path(), &summary);
     }
     if out.json {
         sink.raw(&wireperf_report::cjson::to_cjson_string(&document(documents, &summary)));

@@ -3,7 +3,7 @@
 //! (`crate::suite::render::render_series`) so the two modes read alike; the client's test has
 //! one phase, so its rows are named by direction alone.
 
-use crate::iperf::series::{Series, Stopped};
+use crate::iperf::series_summary::{Series, Stopped};
 use wireperf_suite::series::RepeatConfig;
 
 fn plural(n: usize, word: &str) -> String {

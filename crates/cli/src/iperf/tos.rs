@@ -1,6 +1,6 @@
 //! `-S` / `--dscp` values: iperf3's TOS byte spellings and the DSCP names.
 
-use crate::iperf::lower::ParamError;
+use crate::iperf::run_spec::ParamError;
 use wireperf_protocol::IperfErrno;
 
 /// `-S` accepts decimal, `0x` hex and leading-zero octal, like strtol(…, 0).

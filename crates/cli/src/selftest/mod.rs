@@ -5,7 +5,7 @@
 mod args;
 pub use args::SelftestArgs;
 
-use crate::progress::LiveProgress;
+use crate::shared::progress::LiveProgress;
 use serde_json::json;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -75,7 +75,7 @@ pub fn run(a: &SelftestArgs) -> i32 {
         latency: None,
         congestion: None,
     };
-    let interrupt = crate::signals::interrupt_flag();
+    let interrupt = crate::shared::signals::interrupt_flag();
     let mut progress = LiveProgress::new(a.json);
     let result = run_suite(&suite, &mut progress, &interrupt);
     drop(progress);

@@ -7,7 +7,7 @@ mod render;
 pub use args::SuiteArgs;
 pub use render::render;
 
-use crate::progress::LiveProgress;
+use crate::shared::progress::LiveProgress;
 use render::{render_comparison, render_gates, render_series};
 use wireperf_suite::SuiteResult;
 use wireperf_suite::gates;
@@ -105,7 +105,7 @@ pub fn run(a: &SuiteArgs) -> i32 {
             }
         },
     };
-    let interrupt = crate::signals::interrupt_flag();
+    let interrupt = crate::shared::signals::interrupt_flag();
     let mut progress = LiveProgress::new(a.json);
     let started = std::time::Instant::now();
     let once = RepeatConfig { rounds: 1, warmup: 0, level: 95.0, width_pct: None };

@@ -1,11 +1,11 @@
 //! `wireperf -c HOST`: run one test and print it as iperf3 would. A series (`--repeat`,
 //! [`crate::iperf::series`]) runs [`test_in_series`] once per test.
 
-use crate::iperf::lower::OutputOpts;
-use crate::json_out::{JsonMode, JsonObserver};
-use crate::live_hosts::LiveHosts;
-use crate::output::{Captured, Sink};
-use crate::text_out::TextObserver;
+use crate::iperf::json_out::{JsonMode, JsonObserver};
+use crate::iperf::live_hosts::LiveHosts;
+use crate::iperf::output::{Captured, Sink};
+use crate::iperf::run_spec::{ClientRun, OutputOpts, SaveTo};
+use crate::iperf::text_out::TextObserver;
 use crate::why;
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
@@ -102,17 +102,6 @@ fn run_plain(
     (outcome, (peer.far(), peer.declined()), latency)
 }
 
-/// What a test does besides running: save it, watch it, probe its latency.
-pub struct TestOpts<'a> {
-    /// The history database to store the run in (`Some(None)`: the default one; `None`:
-    /// `--no-save`).
-    pub save: Option<Option<&'a std::path::Path>>,
-    /// `--why`: watch the hosts and print the bottleneck of each direction after the summary.
-    pub why: bool,
-    /// `--latency`: probe round trips beside the test and print them after that.
-    pub latency: Option<LatencyConfig>,
-}
-
 /// What a test of a series left.
 pub struct Tested {
     /// The exit status a single `wireperf -c` would have ended with.
@@ -136,17 +125,10 @@ pub fn open_sink(out: &OutputOpts) -> Result<Sink, i32> {
     })
 }
 
-/// Runs the client; returns the exit status. `save`, `why` and `latency` are [`TestOpts`];
-/// `tui` asks for the live view.
-pub fn run(
-    cfg: &ClientConfig,
-    out: &OutputOpts,
-    save: Option<Option<&std::path::Path>>,
-    why: bool,
-    tui: bool,
-    latency: Option<LatencyConfig>,
-) -> i32 {
-    let live = tui && live_view_fits(out);
+/// Runs the client's one test; returns the exit status.
+pub fn run(run: &ClientRun) -> i32 {
+    let out = &run.output;
+    let live = run.tui && live_view_fits(out);
     // In the live view the text output waits in memory and is printed when the screen is back
     // (a log file gets it as it comes, as without the view).
     let (sink, captured) = if live && out.logfile.is_none() {
@@ -158,16 +140,15 @@ pub fn run(
             Err(code) => return code,
         }
     };
-    let opts = TestOpts { save, why, latency };
-    one_test(cfg, out, &sink, &opts, Screen { live, captured, keep_document: false, busy_retries: 0 }).code
+    one_test(run, &sink, Screen { live, captured, keep_document: false, busy_retries: 0 }).code
 }
 
 /// One test of a series: printed to `sink` as a single test is, except that its -J document is
 /// handed back rather than printed; the plain output only (the live view is for one test). A
 /// start the server refuses or finds busy is retried for two seconds unless `first`.
-pub fn test_in_series(cfg: &ClientConfig, out: &OutputOpts, sink: &Sink, opts: &TestOpts<'_>, first: bool) -> Tested {
+pub fn test_in_series(run: &ClientRun, sink: &Sink, first: bool) -> Tested {
     let busy_retries = if first { 0 } else { 10 };
-    one_test(cfg, out, sink, opts, Screen { live: false, captured: None, keep_document: true, busy_retries })
+    one_test(run, sink, Screen { live: false, captured: None, keep_document: true, busy_retries })
 }
 
 /// How a test meets the terminal.
@@ -183,18 +164,19 @@ struct Screen {
 }
 
 /// Runs one test and prints it; see [`run`].
-fn one_test(cfg: &ClientConfig, out: &OutputOpts, sink: &Sink, opts: &TestOpts<'_>, screen: Screen) -> Tested {
-    let (why, latency, save) = (opts.why, opts.latency, opts.save);
+fn one_test(run: &ClientRun, sink: &Sink, screen: Screen) -> Tested {
+    let (cfg, out) = (&*run.config, &run.output);
+    let (why, latency, save) = (run.why, run.latency, &run.save);
     let (live, captured) = (screen.live, screen.captured);
     let sink = sink.clone();
     let mut document = None;
-    let interrupt = crate::signals::interrupt_flag();
+    let interrupt = crate::shared::signals::interrupt_flag();
     let inner: Box<dyn Observer + Send> = if out.json {
         Box::new(JsonObserver::client(sink.clone(), JsonMode::of(out)))
     } else {
         Box::new(TextObserver::client(sink.clone(), out, &cfg.params))
     };
-    let mut output = crate::debug_out::wrap(inner, out.debug);
+    let mut output = crate::iperf::debug_out::wrap(inner, out.debug);
     let interval = cfg.interval.unwrap_or(Duration::from_secs(1));
     let watch = if why { bottleneck::start_watch(bottleneck::peer_ip(&cfg.host, cfg.port), interval) } else { None };
     let probe = latency.map(|l| (Phase::of_test(cfg.params.reverse, cfg.params.bidirectional), l));
@@ -285,13 +267,14 @@ fn one_test(cfg: &ClientConfig, out: &OutputOpts, sink: &Sink, opts: &TestOpts<'
     if let Some(e) = &error {
         report.error.get_or_insert_with(|| e.clone());
     }
-    let saved = save.and_then(|db| {
+    let saved = (*save != SaveTo::No).then(|| {
         let watched = verdicts.as_ref().and_then(|v| serde_json::to_value(v).ok()).map(|v| {
             let far_reply = far.as_ref();
             (v, bottleneck::cpu_load(local.as_ref(), far_reply))
         });
-        save_run(db, &report, watched)
+        save_run(save.path(), &report, watched)
     });
+    let saved = saved.flatten();
     Tested { code, report, error, document, saved }
 }
 

@@ -1,12 +1,12 @@
 //! `wireperf -s`: serve tests until interrupted (or one with `-1`).
 
-use crate::iperf::args_server::LogFormat;
-use crate::iperf::lower::{OutputOpts, ServerProcess};
-use crate::json_out::{JsonMode, JsonObserver};
-use crate::output::Sink;
-use crate::text_out::TextObserver;
+use crate::iperf::json_out::{JsonMode, JsonObserver};
+use crate::iperf::output::Sink;
+use crate::iperf::run_spec::LogFormat;
+use crate::iperf::run_spec::{OutputOpts, ServerRun};
+use crate::iperf::text_out::TextObserver;
 use wireperf_engine::server::{RecordKind, ServerRecord};
-use wireperf_engine::{EngineError, Observer, Outcome, Server, ServerConfig, ServerHooks};
+use wireperf_engine::{EngineError, Observer, Outcome, Server, ServerHooks};
 
 /// Prints what an iperf3 server prints around tests.
 struct Hooks {
@@ -14,7 +14,7 @@ struct Hooks {
     out: OutputOpts,
     to_log: bool,
     /// `--metrics`: the Prometheus counters.
-    metrics: Option<crate::server_metrics::ServerMetrics>,
+    metrics: Option<crate::iperf::metrics_endpoint::ServerMetrics>,
     /// `--max-tests` > 1: tests' text lines carry `[test N]`.
     concurrent: bool,
     /// `--log-format`.
@@ -53,7 +53,10 @@ impl ServerHooks for Hooks {
             let text = TextObserver::server(self.sink.clone(), &self.out);
             if self.concurrent { Box::new(text.with_prefix(format!("[test {test_no}]"))) } else { Box::new(text) }
         };
-        wireperf_suite::latency_echo::server_observer(crate::debug_out::wrap(inner, self.out.debug), self.share.clone())
+        wireperf_suite::latency_echo::server_observer(
+            crate::iperf::debug_out::wrap(inner, self.out.debug),
+            self.share.clone(),
+        )
     }
 
     fn test_done(&mut self, _test_no: u64, outcome: &Outcome) {
@@ -81,7 +84,7 @@ impl ServerHooks for Hooks {
         if let Some(m) = self.metrics.as_ref().filter(|_| rec.kind == RecordKind::Refused) {
             m.refused(rec.limit);
         }
-        self.error(&crate::server_log::format(rec, self.log_format));
+        self.error(&crate::iperf::server_log::format(rec, self.log_format));
     }
 
     fn log(&mut self, line: &str) {
@@ -94,7 +97,8 @@ impl ServerHooks for Hooks {
 }
 
 /// Runs the server; returns the exit status.
-pub fn run(cfg: &ServerConfig, out: &OutputOpts, proc: &ServerProcess) -> i32 {
+pub fn run(run: &ServerRun) -> i32 {
+    let (cfg, out, proc) = (&*run.config, &run.output, &run.process);
     if let Some(Err(e)) = proc.daemon.then(wireperf_sys::daemon::daemonize) {
         eprintln!("wireperf: error - unable to become a daemon: {e}");
         return 1;
@@ -114,14 +118,14 @@ pub fn run(cfg: &ServerConfig, out: &OutputOpts, proc: &ServerProcess) -> i32 {
         }
     };
     // After daemonizing: the metrics thread would not survive the fork.
-    let metrics = match proc.metrics.as_deref().map(crate::server_metrics::spawn).transpose() {
+    let metrics = match proc.metrics.as_deref().map(crate::iperf::metrics_endpoint::spawn).transpose() {
         Ok(m) => m,
         Err(e) => {
             eprintln!("wireperf: error - {e}");
             return 1;
         }
     };
-    let stop = crate::signals::interrupt_flag();
+    let stop = crate::shared::signals::interrupt_flag();
     let server = match Server::bind(cfg.clone()) {
         Ok(s) => s,
         Err(e) => {

@@ -4,7 +4,7 @@
 //! per event (`{"event":"start"|"interval"|"end"|"error","data":…}`), as iperf3 3.17+ does;
 //! with `--json-stream-full-output` (3.21+) the whole `-J` document follows the last event.
 
-use crate::output::Sink;
+use crate::iperf::output::Sink;
 use serde_json::{Value, json};
 use wireperf_engine::{Event, Observer, ServerOutput};
 use wireperf_protocol::schema::TestReport;
@@ -20,7 +20,7 @@ pub struct JsonMode {
 
 impl JsonMode {
     /// The mode the output options name.
-    pub fn of(out: &crate::iperf::lower::OutputOpts) -> Self {
+    pub fn of(out: &crate::iperf::run_spec::OutputOpts) -> Self {
         JsonMode { stream: out.json_stream, document: !out.json_stream || out.json_stream_full }
     }
 }

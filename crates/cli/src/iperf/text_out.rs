@@ -4,8 +4,8 @@
 //! printed (preamble once the streams are up, one block per interval, the summary at the end)
 //! and applies `-T`/`--timestamps` per printing call, as iperf3 does.
 
-use crate::iperf::lower::OutputOpts;
-use crate::output::Sink;
+use crate::iperf::output::Sink;
+use crate::iperf::run_spec::OutputOpts;
 use wireperf_engine::{Event, Observer, ServerOutput};
 use wireperf_protocol::TestParams;
 use wireperf_protocol::schema::TestReport;

@@ -3,6 +3,9 @@
 //!
 //! The renderer (`wireperf_report::html`) takes plain [`RunView`]s; this module is the only
 //! place that knows how the history store keeps a run, and converts one into the other.
+//!
+//! Named `html_cmd` for what it draws: in this crate "report" is iperf3's `-J` document (and
+//! `wireperf_report` the renderers' crate); only the subcommand keeps the word `report`.
 
 use std::path::{Path, PathBuf};
 
@@ -16,7 +19,7 @@ use wireperf_store::{RunDetail, RunId, Store};
 /// two or more runs add a comparison (the first is the baseline).
 #[derive(Debug, Clone, Args)]
 #[command(group(clap::ArgGroup::new("output").required(true).multiple(true).args(["html", "svg"])))]
-pub struct ReportArgs {
+pub struct HtmlArgs {
     /// Run ids, as `wireperf history` lists them.
     #[arg(required = true, value_name = "ID")]
     pub ids: Vec<RunId>,
@@ -32,7 +35,7 @@ pub struct ReportArgs {
 }
 
 /// Runs the command; the exit status.
-pub fn run(a: &ReportArgs) -> i32 {
+pub fn run(a: &HtmlArgs) -> i32 {
     match execute(a) {
         Ok(()) => 0,
         Err(e) => {
@@ -42,7 +45,7 @@ pub fn run(a: &ReportArgs) -> i32 {
     }
 }
 
-fn execute(a: &ReportArgs) -> Result<()> {
+fn execute(a: &HtmlArgs) -> Result<()> {
     let store = Store::open_default(a.db.as_deref())?;
     let mut runs = Vec::with_capacity(a.ids.len());
     for id in &a.ids {

@@ -1,7 +1,7 @@
 //! The operator's log: one line per accepted, queued, finished, failed, refused test and
 //! per dropped connection, as `key=value` text or as one JSON object per line.
 
-use crate::iperf::args_server::LogFormat;
+use crate::iperf::run_spec::LogFormat;
 use serde_json::{Map, Value, json};
 use std::time::{SystemTime, UNIX_EPOCH};
 use wireperf_engine::server::ServerRecord;
