@@ -169,7 +169,6 @@ fn one_test(run: &ClientRun, sink: &Sink, screen: Screen) -> Tested {
     let (why, latency, save) = (run.why, run.latency, &run.save);
     let (live, captured) = (screen.live, screen.captured);
     let sink = sink.clone();
-    let mut document = None;
     let interrupt = crate::shared::signals::interrupt_flag();
     let inner: Box<dyn Observer + Send> = if out.json {
         Box::new(JsonObserver::client(sink.clone(), JsonMode::of(out)))
@@ -201,35 +200,8 @@ fn one_test(run: &ClientRun, sink: &Sink, screen: Screen) -> Tested {
         }
         v
     });
-    let code = match &outcome.error {
-        None => 0,
-        // Interrupted because stdout's reader went away: end without a word (main exits 0).
-        Some(_) if wireperf_sys::stdout::reader_gone() => 0,
-        Some(e) => {
-            let msg = match e {
-                wireperf_engine::EngineError::ClientTerminated => "interrupt - the client has terminated".to_string(),
-                other => format!("error - {other}"),
-            };
-            if out.json {
-                let mut report = outcome.report.clone();
-                report.error = Some(e.to_string());
-                if screen.keep_document {
-                    document = serde_json::to_value(&report).ok();
-                } else {
-                    JsonObserver::print_error(&sink, &report, JsonMode::of(out));
-                }
-            } else {
-                sink.flush();
-                let line = format!("wireperf: {msg}\n");
-                if out.logfile.is_some() {
-                    sink.lines(&line, None);
-                } else {
-                    eprint!("{line}");
-                }
-            }
-            1
-        }
-    };
+    let (code, failed_document) = print_failure(&outcome, out, &sink, screen.keep_document);
+    let mut document = failed_document;
     let watched = why::Watched {
         client: local.as_ref(),
         server: far.as_ref().map(|r| &r.series),
@@ -254,12 +226,8 @@ fn one_test(run: &ClientRun, sink: &Sink, screen: Screen) -> Tested {
         }
         None => {}
     }
-    match &latency {
-        Some(l) if out.json && out.json_stream => {
-            sink.raw(&format!("{}\n", serde_json::json!({"event": "wireperf", "data": {"latency": l.to_json_full()}})));
-        }
-        Some(l) if !out.json => sink.lines(&format!("\n{}", l.text()), None),
-        _ => {}
+    if let Some(l) = &latency {
+        print_latency(l, out, &sink);
     }
     sink.flush();
     let mut report = outcome.report;
@@ -276,6 +244,58 @@ fn one_test(run: &ClientRun, sink: &Sink, screen: Screen) -> Tested {
     });
     let saved = saved.flatten();
     Tested { code, report, error, document, saved }
+}
+
+/// Says why the test failed: on stderr (or in the log file), or as -J's document with its
+/// `error` (handed back with `keep_document`). The exit status (0 without a failure, and when
+/// stdout's reader went away), and the document kept.
+fn print_failure(
+    outcome: &Outcome,
+    out: &OutputOpts,
+    sink: &Sink,
+    keep_document: bool,
+) -> (i32, Option<serde_json::Value>) {
+    let mut document = None;
+    let code = match &outcome.error {
+        None => 0,
+        // Interrupted because stdout's reader went away: end without a word (main exits 0).
+        Some(_) if wireperf_sys::stdout::reader_gone() => 0,
+        Some(e) => {
+            let msg = match e {
+                wireperf_engine::EngineError::ClientTerminated => "interrupt - the client has terminated".to_string(),
+                other => format!("error - {other}"),
+            };
+            if out.json {
+                let mut report = outcome.report.clone();
+                report.error = Some(e.to_string());
+                if keep_document {
+                    document = serde_json::to_value(&report).ok();
+                } else {
+                    JsonObserver::print_error(sink, &report, JsonMode::of(out));
+                }
+            } else {
+                sink.flush();
+                let line = format!("wireperf: {msg}\n");
+                if out.logfile.is_some() {
+                    sink.lines(&line, None);
+                } else {
+                    eprint!("{line}");
+                }
+            }
+            1
+        }
+    };
+    (code, document)
+}
+
+/// The latency figures after the test: a `wireperf` event in a JSON stream, text below the
+/// summary (in a -J document they are under `wireperf_latency` already).
+fn print_latency(l: &LatencySummary, out: &OutputOpts, sink: &Sink) {
+    if out.json && out.json_stream {
+        sink.raw(&format!("{}\n", serde_json::json!({"event": "wireperf", "data": {"latency": l.to_json_full()}})));
+    } else if !out.json {
+        sink.lines(&format!("\n{}", l.text()), None);
+    }
 }
 
 /// Saves the run (its report with its error) in the history and gives its id. A side record:
