@@ -1,5 +1,6 @@
 //! The part of lowering that touches the outside: the size of a `-F` file the client sends,
-//! the server's RSA key and users file, the client's key and password. Kept apart so that
+//! the server's RSA key and users file, the client's key and password, and the engine's
+//! tuning from the environment (`shared::tuning`). Kept apart so that
 //! [`crate::iperf::lower`] stays a pure function of the flags.
 
 use crate::iperf::auth::{ClientAuth, ServerAuth};
@@ -18,8 +19,10 @@ pub struct Pending {
 
 /// Reads what `pending` names into `mode`.
 pub fn finish(mut mode: Mode, pending: &Pending) -> Result<Mode, ParamError> {
+    let tuning = crate::shared::tuning::from_env();
     match &mut mode {
         Mode::Client(cfg, ..) => {
+            cfg.tuning = tuning;
             if let Some(auth) = &pending.client_auth {
                 cfg.params.authtoken = Some(auth.token()?);
             }
@@ -32,6 +35,7 @@ pub fn finish(mut mode: Mode, pending: &Pending) -> Result<Mode, ParamError> {
             }
         }
         Mode::Server(cfg, _, _) => {
+            cfg.tuning = tuning;
             if let Some(auth) = &pending.server_auth {
                 cfg.auth = Some(auth.load()?);
             }
