@@ -146,7 +146,8 @@ impl<'a> Client<'a> {
         let mut running = false;
         // The test ended on its byte or block budget (`-n`, `-k`, `-F`), not its time.
         let mut by_budget = false;
-        let spec = StreamSpec::from_params(p, cfg.rcv_timeout, cfg.affinity, cfg.send_mode, cfg.file.clone());
+        let spec =
+            StreamSpec::from_params(p, cfg.rcv_timeout, cfg.affinity, cfg.send_mode, cfg.file.clone(), &cfg.tuning);
         loop {
             // Whatever the session queued (e.g. the parameters after PARAM_EXCHANGE).
             let out = session.take_output();

@@ -2,8 +2,9 @@
 //!
 //! [`TestParams`] is what travels to the server; these structs hold what only the local side
 //! needs: where to connect, how to bind, socket options and timeouts. The small choice types
-//! they carry ([`Family`], [`SendMode`]) live here too, so the modules that act on them (`net`,
-//! `stream`) depend on this one and never the other way round.
+//! they carry ([`Family`], [`SendMode`]) and the data path's tuning ([`EngineTuning`]) live here
+//! too, so the modules that act on them (`net`, `stream`) depend on this one and never the
+//! other way round.
 
 use crate::auth::AuthHook;
 use std::net::IpAddr;
@@ -57,6 +58,113 @@ impl SendMode {
     }
 }
 
+/// The unsent queue a host-local TCP sender keeps by default (`stream::notsent`, where the
+/// reason is): [`EngineTuning::notsent_lowat`]'s default.
+pub const HOST_LOCAL_NOTSENT: usize = 32 * 1024;
+
+/// How the data path is tuned beyond the flags: settings for diagnosis and measuring that
+/// iperf3 has no flag for. The engine reads no environment: the cli fills this once from the
+/// environment variables named on each field (docs/performance.md, "Environment variables"),
+/// and a library user sets the fields. Each side of a test uses its own (set them on the server
+/// too for `-R`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EngineTuning {
+    /// UDP streams use GSO (sender) and GRO (receiver) when the kernel offers them. `false`
+    /// (`WIREPERF_UDP_OFFLOAD=off`, or `0`, `no`, `false`): a sender uses `sendmmsg` and a
+    /// receiver `recvmmsg`, so every datagram is its own packet in the stack and has its own
+    /// receive time. Default `true`.
+    pub udp_offload: bool,
+    /// The `TCP_NOTSENT_LOWAT` a TCP sender sets once its path proves host-local
+    /// (`WIREPERF_NOTSENT_LOWAT`): `None` (`off`, `0`, `no`, `false`) never sets it; a number of
+    /// bytes sets that mark instead (still only on host-local paths), for measuring. Default
+    /// [`HOST_LOCAL_NOTSENT`].
+    pub notsent_lowat: Option<usize>,
+    /// How many shared workers a direction's TCP streams may use (`WIREPERF_STREAM_WORKERS`).
+    pub stream_workers: StreamWorkers,
+    /// Hooks for the tests; none unless the engine is built with feature `test-hooks`.
+    pub hooks: TestHooks,
+}
+
+impl Default for EngineTuning {
+    fn default() -> Self {
+        Self {
+            udp_offload: true,
+            notsent_lowat: Some(HOST_LOCAL_NOTSENT),
+            stream_workers: StreamWorkers::PerCpu,
+            hooks: TestHooks::default(),
+        }
+    }
+}
+
+/// The shared workers a direction may use (`stream::schedule` places the streams).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StreamWorkers {
+    /// One per CPU the process may run on (the default: up to that many streams, a thread each
+    /// already has a CPU each; past it one epoll loop per CPU keeps every CPU busy).
+    #[default]
+    PerCpu,
+    /// This many (`WIREPERF_STREAM_WORKERS=N`, N > 0).
+    Fixed(usize),
+    /// None: every stream keeps a thread of its own, the engine before the shared workers, kept
+    /// for diagnosis (`WIREPERF_STREAM_WORKERS=0` or `off`).
+    Off,
+}
+
+impl StreamWorkers {
+    /// The workers per direction on a host with `cpus` CPUs; `None` = a thread per stream.
+    pub(crate) fn per_direction(self, cpus: usize) -> Option<usize> {
+        match self {
+            StreamWorkers::PerCpu => Some(cpus.max(1)),
+            StreamWorkers::Fixed(n) => Some(n.max(1)),
+            StreamWorkers::Off => None,
+        }
+    }
+}
+
+/// The environment variable of the zero-copy refusal hook ([`TestHooks::from_vars`]): when set
+/// (to anything), the first `sendfile` or `MSG_ZEROCOPY` send of every stream is treated as
+/// refused with `EINVAL`, so the fallback path can be exercised end to end on a kernel that
+/// would accept the call. Exists only in a build with feature `test-hooks`.
+#[cfg(feature = "test-hooks")]
+pub const REFUSE_ZEROCOPY_ENV: &str = "WIREPERF_TEST_REFUSE_ZEROCOPY";
+
+/// Test hooks of the data path. Empty, and without effect, unless the engine is built with
+/// feature `test-hooks` (the cli's integration tests enable it through a dev-dependency; the
+/// release build does not, so no hook and no hook's name is in the shipped binary).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TestHooks {
+    /// The first zero-copy send of every stream is refused ([`REFUSE_ZEROCOPY_ENV`]).
+    #[cfg(feature = "test-hooks")]
+    pub refuse_zerocopy: bool,
+}
+
+impl TestHooks {
+    /// The hooks armed by their environment variables, as `is_set` (the caller's look at its
+    /// environment) reports them; none in a build without feature `test-hooks`.
+    #[cfg(feature = "test-hooks")]
+    pub fn from_vars(is_set: impl Fn(&str) -> bool) -> Self {
+        TestHooks { refuse_zerocopy: is_set(REFUSE_ZEROCOPY_ENV) }
+    }
+
+    /// The hooks armed by their environment variables: none in this build (no `test-hooks`).
+    #[cfg(not(feature = "test-hooks"))]
+    pub fn from_vars(_is_set: impl Fn(&str) -> bool) -> Self {
+        TestHooks {}
+    }
+
+    /// The first zero-copy send of each stream is to be refused.
+    #[cfg(feature = "test-hooks")]
+    pub(crate) fn refuse_zerocopy(self) -> bool {
+        self.refuse_zerocopy
+    }
+
+    /// The first zero-copy send of each stream is to be refused: never in this build.
+    #[cfg(not(feature = "test-hooks"))]
+    pub(crate) fn refuse_zerocopy(self) -> bool {
+        false
+    }
+}
+
 /// Everything a client run needs.
 #[derive(Clone, Debug)]
 pub struct ClientConfig {
@@ -92,6 +200,8 @@ pub struct ClientConfig {
     /// Used only when `params.zerocopy` is set (which tells a server sending for `-R` to use
     /// sendfile).
     pub send_mode: SendMode,
+    /// The data path's tuning (the cli fills it from the environment).
+    pub tuning: EngineTuning,
 }
 
 impl ClientConfig {
@@ -113,6 +223,7 @@ impl ClientConfig {
             affinity: None,
             file: None,
             send_mode: SendMode::Sendfile,
+            tuning: EngineTuning::default(),
         }
     }
 }
@@ -166,6 +277,8 @@ pub struct ServerConfig {
     pub max_half_open: usize,
     /// Authentication (`--rsa-private-key-path` + `--authorized-users-path`).
     pub auth: Option<AuthHook>,
+    /// The data path's tuning for the tests it serves (the cli fills it from the environment).
+    pub tuning: EngineTuning,
 }
 
 impl Default for ServerConfig {
@@ -194,6 +307,7 @@ impl Default for ServerConfig {
             max_parallel: None,
             max_half_open: 64,
             auth: None,
+            tuning: EngineTuning::default(),
         }
     }
 }

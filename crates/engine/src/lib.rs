@@ -10,8 +10,9 @@
 //! Leaves first; every module imports only modules listed above it (no import loops).
 //! - [`error`]: [`EngineError`], with the iperf3 error code each failure maps to.
 //! - `auth`: the [`server::AuthHook`] a server owner plugs in ([`server::Authorizer`]).
-//! - [`config`]: what a client or server run needs beyond the wire parameters, and the small
-//!   choice types it carries ([`Family`], [`SendMode`]).
+//! - [`config`]: what a client or server run needs beyond the wire parameters, the small
+//!   choice types it carries ([`Family`], [`SendMode`]) and the data path's tuning
+//!   ([`EngineTuning`], which the cli fills from the environment: the engine reads none).
 //! - [`timing`]: pure datagram-timing maths shared with the iperf 2 engine: the pacing
 //!   schedule and RFC 3550 jitter.
 //! - [`event`]: the [`Observer`] trait and the [`Event`]s the engine emits.
@@ -21,14 +22,16 @@
 //! - `net`: address resolution, connecting and binding data sockets with iperf3's options.
 //! - `stream`: data streams and their threads. Inside it: `spec` (what a stream thread is
 //!   given), `loop_end` (how a loop ends, the read-error rule), `counters`, `budget` (`-n`/`-k`),
-//!   `buffer`, `low_water`, `tcp`, `zerocopy` (the TCP send path: `write`, `sendfile` from a
-//!   memfd for `-Z`, `MSG_ZEROCOPY`, `MSG_TRUNC` receive), `file` (`-F`), `udp` (handshake,
-//!   paced sender, counting receiver), `udp_stats` (exact loss, order, duplicates), `schedule`
+//!   `context` (what a loop is given), `sock` (the data socket), `buffer`, `low_water`,
+//!   `io_report` (what `wireperf_io` says), `send_path` (the one TCP send path, for stream
+//!   threads and shared workers: `write`, `sendfile` from a memfd for `-Z`, `MSG_ZEROCOPY`,
+//!   each fallback saying why), `recv_path` (`read` or `MSG_TRUNC`), `tcp`, `file` (`-F`),
+//!   `udp` (handshake, paced sender, counting receiver), `udp_stats` (exact loss, order, duplicates), `schedule`
 //!   (which streams get a thread of their own and which share a worker), `balance` (sans-I/O:
 //!   when a stream should move to another worker of its direction), `crew` (a direction's
 //!   workers: their reports, the balancer's orders, the inboxes streams are handed through),
-//!   `worker` (a shared worker's epoll loop over nonblocking TCP streams) and `tx_path` (its
-//!   write/sendfile path).
+//!   `worker` (a shared worker's epoll loop over nonblocking TCP streams: its poll loop,
+//!   senders, receivers, accounting and start, one file each).
 //! - `sampler`: interval sampling (bytes, TCP_INFO) and per-stream totals (`LocalStream`).
 //! - `summary_udp`: the UDP part of `end` (mixed `udp`/`sum` objects, exact loss, loss split).
 //! - `summary`: the `end` object from local totals and the peer's results.
@@ -64,7 +67,11 @@ mod summary_udp;
 pub mod timing;
 
 pub use client::{run_client, run_client_finishing};
-pub use config::{ClientConfig, Family, SendMode, ServerConfig};
+#[cfg(feature = "test-hooks")]
+pub use config::REFUSE_ZEROCOPY_ENV;
+pub use config::{
+    ClientConfig, EngineTuning, Family, HOST_LOCAL_NOTSENT, SendMode, ServerConfig, StreamWorkers, TestHooks,
+};
 pub use error::EngineError;
 pub use event::{Event, Observer, Outcome, ServerOutput};
 pub use server::{Server, ServerHooks};

@@ -95,7 +95,7 @@ impl TestRun {
             .iter()
             .map(|s| if s.shareable(spec) { Candidate::Shareable { sender: s.sender } } else { Candidate::Own })
             .collect();
-        let plan = match schedule::workers_per_direction() {
+        let plan = match schedule::workers_per_direction(spec.workers) {
             Some(cap) => schedule::place(&candidates, cap),
             None => schedule::place(&[], 1),
         };

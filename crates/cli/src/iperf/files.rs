@@ -1,5 +1,6 @@
 //! The part of lowering that touches the outside: the size of a `-F` file the client sends,
-//! the server's RSA key and users file, the client's key and password. Kept apart so that
+//! the server's RSA key and users file, the client's key and password, and the engine's
+//! tuning from the environment (`shared::tuning`). Kept apart so that
 //! [`crate::iperf::lower`] stays a pure function of the flags. It depends on the leaf types
 //! (`run_spec.rs`) and `auth.rs`, never on the lowering, so the lowering can name [`Pending`].
 
@@ -19,9 +20,11 @@ pub struct Pending {
 
 /// Reads what `pending` names into `mode`.
 pub fn finish(mut mode: Mode, pending: &Pending) -> Result<Mode, ParamError> {
+    let tuning = crate::shared::tuning::from_env();
     match &mut mode {
         Mode::Client(run) => {
             let cfg = &mut run.config;
+            cfg.tuning = tuning;
             if let Some(auth) = &pending.client_auth {
                 cfg.params.authtoken = Some(auth.token()?);
             }
@@ -34,6 +37,7 @@ pub fn finish(mut mode: Mode, pending: &Pending) -> Result<Mode, ParamError> {
             }
         }
         Mode::Server(run) => {
+            run.config.tuning = tuning;
             if let Some(auth) = &pending.server_auth {
                 run.config.auth = Some(auth.load()?);
             }

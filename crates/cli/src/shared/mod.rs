@@ -3,7 +3,7 @@
 //! are, the latency probes (`--latency`), and the values of the repeat flags and gates
 //! (`--repeat`, `--warmup`, `--confidence`, `--expect-min`, ...). Process plumbing: Ctrl-C
 //! (`signals.rs`, every mode that runs tests) and the suite's and selftest's progress line
-//! (`progress.rs`).
+//! (`progress.rs`). The engine's tuning from the environment (`tuning.rs`).
 
 pub mod endpoint;
 pub mod latency;
@@ -14,3 +14,4 @@ pub mod repeat_args;
 #[cfg(any(feature = "suite", feature = "exporter"))]
 pub mod seconds;
 pub mod signals;
+pub mod tuning;

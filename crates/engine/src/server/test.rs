@@ -408,7 +408,8 @@ impl ServerTest<'_> {
         let zc = crate::SendMode::Sendfile;
         // The client's `-A N,M` overrides the server's own `-A`, as in 3.22.
         let cpu = p.server_affinity.map(|c| c as usize).or(self.cfg.affinity);
-        let spec = StreamSpec::from_params(&p, self.cfg.rcv_timeout, cpu, zc, self.cfg.file.clone());
+        let tuning = &self.cfg.tuning;
+        let spec = StreamSpec::from_params(&p, self.cfg.rcv_timeout, cpu, zc, self.cfg.file.clone(), tuning);
         run.start(now, plan.omit(), &spec, &ctrl.notifier())?;
         self.started = Some(now);
         self.run = Some(run);

@@ -3,7 +3,7 @@
 //! Sans-I/O: every period each worker of a direction reports what it saw on its own clock (an
 //! [`Observation`]: how long the period was, how much of it the worker waited in epoll, its
 //! thread's CPU time, and the bytes each of its streams moved), and [`Balancer::decide`] answers
-//! with the [`Move`]s to make. `worker.rs` measures and carries the moves out; nothing here
+//! with the [`Move`]s to make. `worker` measures and carries the moves out; nothing here
 //! touches a socket or a clock.
 //!
 //! Why streams move: `schedule` deals streams out evenly, but the load does not stay even.

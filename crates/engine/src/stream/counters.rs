@@ -27,7 +27,7 @@ pub(crate) struct Counters {
     /// UDP figures (unused by TCP streams).
     pub udp: UdpCounters,
     /// TCP: which send/receive path ran, and any zero-copy fallback.
-    pub io: super::zerocopy::IoReport,
+    pub io: super::io_report::IoReport,
 }
 
 /// UDP figures of one stream, written by its thread.

@@ -6,14 +6,14 @@
 //! receiving stream writes into the same file, as iperf3 does; use one stream for a faithful
 //! copy. This is what makes "is my disk slower than my network?" measurable with a real file.
 
+use super::context::LoopCtx;
 use super::loop_end::LoopEnd;
-use super::{Counters, StreamSpec};
 use crate::error::EngineError;
 use std::fs::{File, OpenOptions};
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 const POLL: Duration = Duration::from_millis(50);
@@ -28,13 +28,9 @@ fn transient(k: ErrorKind) -> bool {
 
 /// Sends the file once; ends with [`LoopEnd::Budget`] at its end so the test thread ends the
 /// test, as iperf3 does when the file is exhausted.
-pub(crate) fn send_loop(
-    sock: &TcpStream,
-    path: &Path,
-    spec: &StreamSpec,
-    counters: &Counters,
-    stop: &AtomicBool,
-) -> Result<LoopEnd, EngineError> {
+pub(crate) fn send_loop(sock: &TcpStream, ctx: &LoopCtx<'_>) -> Result<LoopEnd, EngineError> {
+    let LoopCtx { spec, counters, stop, .. } = *ctx;
+    let path = spec.file.as_deref().unwrap_or(Path::new(""));
     sock.set_write_timeout(Some(POLL)).map_err(|err| EngineError::Stream { op: "write to", err })?;
     let mut f = File::open(path).map_err(|e| file_err(path, e))?;
     let mut buf = vec![0u8; spec.len.max(1)];
@@ -74,13 +70,9 @@ pub(crate) fn send_loop(
 }
 
 /// Receives until EOF or stopped, writing everything into the file (created or truncated).
-pub(crate) fn recv_loop(
-    sock: &TcpStream,
-    path: &Path,
-    spec: &StreamSpec,
-    counters: &Counters,
-    stop: &AtomicBool,
-) -> Result<LoopEnd, EngineError> {
+pub(crate) fn recv_loop(sock: &TcpStream, ctx: &LoopCtx<'_>) -> Result<LoopEnd, EngineError> {
+    let LoopCtx { spec, counters, stop, .. } = *ctx;
+    let path = spec.file.as_deref().unwrap_or(Path::new(""));
     sock.set_read_timeout(Some(POLL)).map_err(|err| EngineError::Stream { op: "read from", err })?;
     let mut f = OpenOptions::new().write(true).create(true).truncate(true).open(path).map_err(|e| file_err(path, e))?;
     let mut buf = vec![0u8; spec.len.clamp(1, super::tcp::MAX_CALL)];

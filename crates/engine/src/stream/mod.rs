@@ -1,6 +1,6 @@
 //! Data streams: an OS thread per stream moving bytes on a blocking socket (TCP or UDP), or,
-//! when a direction has more TCP streams than workers allowed (one per CPU, or
-//! `WIREPERF_STREAM_WORKERS`), shared workers moving them on nonblocking sockets (`worker`,
+//! when a direction has more TCP streams than workers allowed (one per CPU, or what
+//! `EngineTuning::stream_workers` says), shared workers moving them on nonblocking sockets (`worker`,
 //! placed by `schedule`, moved between workers by `balance` through `crew`).
 //!
 //! The loop touches only its stream's counters (relaxed atomic stores, no locks, no
@@ -10,24 +10,28 @@
 mod balance;
 mod budget;
 mod buffer;
+mod context;
 mod counters;
 mod crew;
 mod file;
+mod io_report;
 mod loop_end;
 mod low_water;
 mod notsent;
+mod recv_path;
 pub(crate) mod schedule;
+mod send_path;
+mod sock;
 mod spec;
 mod tcp;
-mod tx_path;
 mod udp;
 pub(crate) mod udp_stats;
 mod worker;
-mod zerocopy;
 
 pub(crate) use budget::Budget;
 pub(crate) use counters::Counters;
 pub(crate) use loop_end::{LoopEnd, after_read_error};
+pub(crate) use sock::DataSock;
 pub(crate) use spec::StreamSpec;
 pub(crate) use udp::{
     UdpOptions, apply_options as apply_udp_options, client_handshake, default_recv_buffer as default_udp_recv_buffer,
@@ -37,56 +41,14 @@ pub(crate) use worker::{Member, WorkerLink, spawn as spawn_workers};
 
 use crate::ctrl::Wake;
 use crate::error::EngineError;
+use context::LoopCtx;
 use crossbeam_channel::Sender;
-use std::net::{Shutdown, SocketAddr, TcpStream, UdpSocket};
+use std::net::Shutdown;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use wireperf_protocol::schema::Connected;
-
-/// The socket a stream moves data on.
-#[derive(Debug)]
-pub(crate) enum DataSock {
-    /// A TCP data connection.
-    Tcp(TcpStream),
-    /// A connected UDP socket (after the iperf3 UDP handshake).
-    Udp(UdpSocket),
-}
-
-impl DataSock {
-    fn local_addr(&self) -> std::io::Result<SocketAddr> {
-        match self {
-            DataSock::Tcp(s) => s.local_addr(),
-            DataSock::Udp(s) => s.local_addr(),
-        }
-    }
-
-    fn peer_addr(&self) -> std::io::Result<SocketAddr> {
-        match self {
-            DataSock::Tcp(s) => s.peer_addr(),
-            DataSock::Udp(s) => s.peer_addr(),
-        }
-    }
-
-    fn shutdown(&self, how: Shutdown) {
-        // UDP: shutdown wakes a reader blocked in recv; a failure (not connected) is harmless
-        // because every loop also polls its stop flag.
-        let _ = match self {
-            DataSock::Tcp(s) => s.shutdown(how),
-            DataSock::Udp(s) => socket2::SockRef::from(s).shutdown(how),
-        };
-    }
-}
-
-impl AsFd for DataSock {
-    fn as_fd(&self) -> BorrowedFd<'_> {
-        match self {
-            DataSock::Tcp(s) => s.as_fd(),
-            DataSock::Udp(s) => s.as_fd(),
-        }
-    }
-}
 
 /// One data stream as the test thread sees it.
 pub(crate) struct Stream {
@@ -204,29 +166,20 @@ impl Stream {
                 let on_budget = move || {
                     let _ = note.send(Wake::BudgetReached);
                 };
+                let ctx = LoopCtx {
+                    spec: &spec,
+                    counters: &counters,
+                    stop: &stop,
+                    budget: budget.as_deref(),
+                    on_budget: &on_budget,
+                };
                 let res = match (&*sock, sender) {
-                    (DataSock::Tcp(s), true) if spec.file.is_some() => file::send_loop(
-                        s,
-                        spec.file.as_deref().unwrap_or(std::path::Path::new("")),
-                        &spec,
-                        &counters,
-                        &stop,
-                    ),
-                    (DataSock::Tcp(s), false) if spec.file.is_some() => file::recv_loop(
-                        s,
-                        spec.file.as_deref().unwrap_or(std::path::Path::new("")),
-                        &spec,
-                        &counters,
-                        &stop,
-                    ),
-                    (DataSock::Tcp(s), true) => tcp::send_loop(s, &spec, &counters, &stop, budget.as_deref()),
-                    (DataSock::Tcp(s), false) => {
-                        tcp::recv_loop(s, &spec, &counters, &stop, budget.as_deref(), &on_budget)
-                    }
-                    (DataSock::Udp(s), true) => udp::send_loop(s, &spec, &counters, &stop, budget.as_deref()),
-                    (DataSock::Udp(s), false) => {
-                        udp::recv_loop(s, &spec, &counters, &stop, budget.as_deref(), &on_budget)
-                    }
+                    (DataSock::Tcp(s), true) if spec.file.is_some() => file::send_loop(s, &ctx),
+                    (DataSock::Tcp(s), false) if spec.file.is_some() => file::recv_loop(s, &ctx),
+                    (DataSock::Tcp(s), true) => tcp::send_loop(s, &ctx),
+                    (DataSock::Tcp(s), false) => tcp::recv_loop(s, &ctx),
+                    (DataSock::Udp(s), true) => udp::send_loop(s, &ctx),
+                    (DataSock::Udp(s), false) => udp::recv_loop(s, &ctx),
                 };
                 counters.record_thread_cpu();
                 match res {

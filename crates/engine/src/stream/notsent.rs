@@ -19,13 +19,13 @@
 //! `mq`/`fq_codel`/`pfifo_fast`, and `tc` shaping replaces `noqueue`). It looks 50 ms into the
 //! stream and then every 100 ms until both hold (the round trip is known only once data flows);
 //! paced streams (`-b`) and `-k` streams (whose blocks a stock receiver counts per `read`)
-//! never take it. `WIREPERF_NOTSENT_LOWAT=off` turns it off, a number of
-//! bytes sets another mark (for measuring; read once per test into the stream spec, with the
+//! never take it. `EngineTuning::notsent_lowat` (the cli's `WIREPERF_NOTSENT_LOWAT`) turns
+//! it off or sets another mark (for measuring; copied per test into the stream spec, with the
 //! test's table of local qdiscs, `spec::LocalQdiscs`); `wireperf_io.notsent_lowat_bytes` in
 //! `-J` says it was set.
 
+use super::io_report::IoReport;
 use super::spec::{LocalQdiscs, StreamSpec};
-use super::zerocopy::IoReport;
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
@@ -101,8 +101,8 @@ impl NotsentGate {
 
 #[cfg(test)]
 mod tests {
-    use super::super::spec::{HOST_LOCAL_NOTSENT, notsent_mark_from};
     use super::*;
+    use crate::config::HOST_LOCAL_NOTSENT;
 
     #[test]
     fn only_a_short_round_trip_through_a_device_without_a_queue_is_host_local() {
@@ -118,14 +118,14 @@ mod tests {
 
     #[test]
     fn paced_block_budget_and_switched_off_streams_never_look() {
-        let spec = super::super::zerocopy::tests::spec(crate::config::SendMode::Write);
+        let spec = super::super::send_path::tests::spec(crate::config::SendMode::Write);
         let paced = StreamSpec { rate: 1_000_000, ..spec.clone() };
         assert_eq!(NotsentGate::new(&paced, None, Instant::now()).mark, None);
         let blocks = super::super::Budget::new(0, 10, true);
         assert_eq!(NotsentGate::new(&spec, Some(&blocks), Instant::now()).mark, None, "-k");
         let bytes = super::super::Budget::new(1 << 20, 0, true);
         assert!(NotsentGate::new(&spec, Some(&bytes), Instant::now()).mark.is_some(), "-n");
-        let off = StreamSpec { notsent_mark: notsent_mark_from(Some("off")), ..spec };
+        let off = StreamSpec { notsent_mark: None, ..spec };
         assert_eq!(NotsentGate::new(&off, None, Instant::now()).mark, None, "switched off");
     }
 
@@ -141,7 +141,7 @@ mod tests {
         });
         let io = IoReport::default();
         let start = Instant::now();
-        let spec = super::super::zerocopy::tests::spec(crate::config::SendMode::Write);
+        let spec = super::super::send_path::tests::spec(crate::config::SendMode::Write);
         let mut gate = NotsentGate::new(&spec, None, start);
         let block = vec![0u8; 1 << 16];
         let mut w = &tx;

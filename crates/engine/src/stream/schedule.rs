@@ -10,6 +10,8 @@
 //! This is only where streams start: while the test runs, `balance` moves streams between the
 //! workers of a direction when their load becomes uneven.
 
+use crate::config::StreamWorkers;
+
 /// What a stream needs from the thread that runs it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Candidate {
@@ -78,32 +80,16 @@ pub(crate) fn place(streams: &[Candidate], per_direction: usize) -> Schedule {
 }
 
 /// How many shared workers each direction may use: one per CPU the process may run on, or
-/// `WIREPERF_STREAM_WORKERS=N` (a positive number). `WIREPERF_STREAM_WORKERS=0` (or `off`)
-/// gives `None`: every stream keeps a thread of its own, the engine before the shared workers,
-/// kept for diagnosis (it is also what one stream, or up to one per CPU, runs on anyway).
+/// what [`StreamWorkers`] (`EngineTuning::stream_workers`) says; `None` is a thread for every
+/// stream (the engine before the shared workers, kept for diagnosis; it is also what one
+/// stream, or up to one per CPU, runs on anyway).
 ///
 /// Why one per CPU: up to that many streams, a thread each already has a CPU each and blocks
 /// in its system call, the cheapest way to move bytes; past it, more threads only add stacks,
 /// buffers and context switches, while one epoll loop per CPU keeps every CPU busy.
-pub(crate) fn workers_per_direction() -> Option<usize> {
+pub(crate) fn workers_per_direction(workers: StreamWorkers) -> Option<usize> {
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    workers_from(std::env::var(WORKERS_ENV).ok().as_deref(), cpus)
-}
-
-/// The environment setting read by [`workers_per_direction`].
-pub(crate) const WORKERS_ENV: &str = "WIREPERF_STREAM_WORKERS";
-
-fn workers_from(setting: Option<&str>, cpus: usize) -> Option<usize> {
-    match setting.map(str::trim) {
-        None | Some("") => Some(cpus.max(1)),
-        Some("off") => None,
-        // Not a number: the default, as for any unreadable tuning variable.
-        Some(s) => match s.parse::<usize>() {
-            Ok(0) => None,
-            Ok(n) => Some(n),
-            Err(_) => Some(cpus.max(1)),
-        },
-    }
+    workers.per_direction(cpus)
 }
 
 #[cfg(test)]
@@ -182,17 +168,10 @@ mod tests {
     }
 
     #[test]
-    fn one_worker_per_cpu_unless_the_environment_says_otherwise() {
-        assert_eq!(workers_from(None, 4), Some(4));
-        assert_eq!(workers_from(Some(""), 2), Some(2));
-        assert_eq!(workers_from(None, 0), Some(1), "no CPU count known: one");
-        assert_eq!(workers_from(Some("3"), 8), Some(3));
-        assert_eq!(workers_from(Some(" 1 "), 8), Some(1));
-        for off in ["0", "off", " off "] {
-            assert_eq!(workers_from(Some(off), 8), None, "{off:?}: a thread per stream");
-        }
-        for bad in ["-1", "many"] {
-            assert_eq!(workers_from(Some(bad), 2), Some(2), "{bad:?}");
-        }
+    fn one_worker_per_cpu_unless_the_tuning_says_otherwise() {
+        assert_eq!(StreamWorkers::PerCpu.per_direction(4), Some(4));
+        assert_eq!(StreamWorkers::PerCpu.per_direction(0), Some(1), "no CPU count known: one");
+        assert_eq!(StreamWorkers::Fixed(3).per_direction(8), Some(3));
+        assert_eq!(StreamWorkers::Off.per_direction(8), None, "a thread per stream");
     }
 }

@@ -1,10 +1,10 @@
 //! What the test thread gives a stream thread: [`StreamSpec`], derived the same way by both
 //! ends from the test's parameters, with the UDP part in [`UdpSpec`].
 //!
-//! A leaf of `stream`: the loops (`tcp`, `udp`, `file`, `zerocopy`) read it and it reads none
+//! A leaf of `stream`: the loops (`tcp`, `udp`, `file`, `send_path`, `worker`) read it and it reads none
 //! of them.
 
-use crate::config::SendMode;
+use crate::config::{EngineTuning, SendMode, StreamWorkers, TestHooks};
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -34,22 +34,27 @@ pub(crate) struct StreamSpec {
     /// `-F`: send this file / write what arrives into it (TCP).
     pub file: Option<std::path::PathBuf>,
     /// TCP senders: the short unsent queue to keep on host-local paths (`notsent`), from
-    /// [`NOTSENT_ENV`]; `None` when it is turned off.
+    /// [`EngineTuning::notsent_lowat`]; `None` when it is turned off.
     pub notsent_mark: Option<usize>,
     /// TCP senders: the root qdiscs of local devices, looked up once per test (`notsent`).
     pub local_qdiscs: LocalQdiscs,
+    /// The shared workers a direction may use (`schedule`), from [`EngineTuning`].
+    pub workers: StreamWorkers,
+    /// The test hooks armed for this test (none in a build without feature `test-hooks`).
+    pub hooks: TestHooks,
 }
 
 impl StreamSpec {
     /// The spec both ends derive from the test's parameters; what is local to this side comes
     /// as arguments: its receive timeout and affinity, the zero-copy path it uses when the
-    /// parameters ask for `-Z`, and its `-F` file.
+    /// parameters ask for `-Z`, its `-F` file, and its data path's tuning.
     pub(crate) fn from_params(
         p: &wireperf_protocol::TestParams,
         rcv_timeout: Duration,
         affinity: Option<usize>,
         zerocopy: SendMode,
         file: Option<std::path::PathBuf>,
+        tuning: &EngineTuning,
     ) -> Self {
         let len = p.len as usize;
         StreamSpec {
@@ -62,13 +67,15 @@ impl StreamSpec {
             udp: UdpSpec {
                 counters_64bit: p.udp_counters_64bit,
                 burst: p.burst.unwrap_or(0),
-                offload: offload_from_env(),
+                offload: tuning.udp_offload,
             },
             send_mode: if p.zerocopy { zerocopy } else { SendMode::Write },
             skip_rx_copy: p.skip_rx_copy,
             file,
-            notsent_mark: notsent_mark_from(std::env::var(NOTSENT_ENV).ok().as_deref()),
+            notsent_mark: tuning.notsent_lowat,
             local_qdiscs: LocalQdiscs::default(),
+            workers: tuning.stream_workers,
+            hooks: tuning.hooks,
         }
     }
 }
@@ -80,7 +87,7 @@ pub(crate) struct UdpSpec {
     pub counters_64bit: bool,
     /// Datagrams per pacing slot (`-b RATE/BURST`); 0 or 1 = one.
     pub burst: u32,
-    /// Use GSO/GRO when the kernel offers them.
+    /// Use GSO/GRO when the kernel offers them ([`EngineTuning::udp_offload`]).
     pub offload: bool,
 }
 
@@ -102,42 +109,6 @@ fn call_bytes(len: usize, streams: usize) -> usize {
     let len = len.max(1);
     let per_stream = (CALL_BUDGET / streams.max(1)).min(CALL_MAX);
     (per_stream / len).max(1) * len
-}
-
-/// The environment setting that turns UDP GSO and GRO off, for diagnosis: with
-/// `WIREPERF_UDP_OFFLOAD=off` a sender uses `sendmmsg` and a receiver `recvmmsg`, so every
-/// datagram is its own packet in the stack and has its own receive time. Read by whichever side
-/// runs the stream (set it on the server too for `-R`).
-pub(crate) const OFFLOAD_ENV: &str = "WIREPERF_UDP_OFFLOAD";
-
-/// Whether GSO/GRO may be used: anything but `off`/`0`/`no` in [`OFFLOAD_ENV`] allows them.
-pub(crate) fn offload_from_env() -> bool {
-    offload_allowed(std::env::var(OFFLOAD_ENV).ok().as_deref())
-}
-
-fn offload_allowed(setting: Option<&str>) -> bool {
-    !setting.is_some_and(switched_off)
-}
-
-/// Whether a tuning variable's value turns its feature off (`off`, `0`, `no`, `false`).
-fn switched_off(setting: &str) -> bool {
-    matches!(setting.trim(), "off" | "0" | "no" | "false")
-}
-
-/// The unsent queue a host-local TCP sender keeps (`notsent`, where the reason is).
-pub(crate) const HOST_LOCAL_NOTSENT: usize = 32 * 1024;
-/// The environment setting of that mark: `off` (or `0`, `no`) never sets it; a number of
-/// bytes sets that mark instead of [`HOST_LOCAL_NOTSENT`] (still only on host-local paths),
-/// for measuring. Read once per test, by whichever side sends.
-pub(crate) const NOTSENT_ENV: &str = "WIREPERF_NOTSENT_LOWAT";
-
-/// The mark [`NOTSENT_ENV`] asks for: `None` when off; unreadable values give the default.
-pub(crate) fn notsent_mark_from(setting: Option<&str>) -> Option<usize> {
-    match setting.map(str::trim) {
-        Some(s) if switched_off(s) => None,
-        None | Some("") => Some(HOST_LOCAL_NOTSENT),
-        Some(n) => n.parse().ok().filter(|&n: &usize| n > 0).or(Some(HOST_LOCAL_NOTSENT)),
-    }
 }
 
 /// Local addresses and the root qdisc kind of the device holding each (`None`: unknown).
@@ -175,17 +146,7 @@ impl LocalQdiscs {
 
 #[cfg(test)]
 mod tests {
-    use super::{HOST_LOCAL_NOTSENT, LocalQdiscs, call_bytes, notsent_mark_from, offload_allowed};
-
-    #[test]
-    fn the_unsent_setting_turns_the_mark_off_or_sets_another() {
-        assert_eq!(notsent_mark_from(None), Some(HOST_LOCAL_NOTSENT));
-        for off in ["off", "0", "no", " off "] {
-            assert_eq!(notsent_mark_from(Some(off)), None, "{off}");
-        }
-        assert_eq!(notsent_mark_from(Some("131072")), Some(131_072));
-        assert_eq!(notsent_mark_from(Some("junk")), Some(HOST_LOCAL_NOTSENT));
-    }
+    use super::{LocalQdiscs, call_bytes};
 
     #[test]
     fn a_test_looks_up_each_local_address_once() {
@@ -212,15 +173,5 @@ mod tests {
         assert_eq!(call_bytes(3000, 1), 349 * 3000, "whole blocks only");
         assert_eq!(call_bytes(4096 * K, 1), 4096 * K, "a block above 1 MiB is one call");
         assert_eq!(call_bytes(0, 0), 1024 * K, "degenerate input does not panic");
-    }
-
-    #[test]
-    fn offload_is_on_unless_the_environment_turns_it_off() {
-        assert!(offload_allowed(None));
-        assert!(offload_allowed(Some("on")));
-        assert!(offload_allowed(Some("")));
-        for off in ["off", "0", "no", "false", " off "] {
-            assert!(!offload_allowed(Some(off)), "{off:?}");
-        }
     }
 }

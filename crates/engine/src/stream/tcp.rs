@@ -1,13 +1,15 @@
 //! The TCP send and receive loops.
 
+use super::context::LoopCtx;
+use super::counters::Counters;
 use super::loop_end::LoopEnd;
 use super::low_water::{LowWater, Switch};
-use super::zerocopy::{BlockSender, receive};
-use super::{Budget, Counters, StreamSpec};
+use super::recv_path::receive;
+use super::send_path::{SendBuffer, StreamPath};
 use crate::error::EngineError;
 use std::io::ErrorKind;
 use std::net::TcpStream;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 /// How often a blocked stream thread looks at its stop flag. Short enough that the end of a
@@ -27,29 +29,24 @@ fn is_transient(kind: ErrorKind) -> bool {
 }
 
 /// Writes blocks until stopped, the budget is spent, or the socket fails.
-pub(crate) fn send_loop(
-    sock: &TcpStream,
-    spec: &StreamSpec,
-    counters: &Counters,
-    stop: &AtomicBool,
-    budget: Option<&Budget>,
-) -> Result<LoopEnd, EngineError> {
+pub(crate) fn send_loop(sock: &TcpStream, ctx: &LoopCtx<'_>) -> Result<LoopEnd, EngineError> {
+    let LoopCtx { spec, counters, .. } = *ctx;
     sock.set_write_timeout(Some(POLL)).map_err(|err| EngineError::Stream { op: "write to", err })?;
-    let mut tx = BlockSender::new(sock, spec, &counters.io)
-        .map_err(|err| EngineError::Stream { op: "allocate a buffer for", err })?;
-    let res = send_blocks(&mut tx, sock, spec, counters, stop, budget);
-    tx.finish();
+    let tx =
+        SendBuffer::new(spec, usize::MAX).map_err(|err| EngineError::Stream { op: "allocate a buffer for", err })?;
+    let mut path = tx.start(sock, &counters.io);
+    let res = send_blocks(&tx, &mut path, sock, ctx);
+    path.finish(sock, &counters.io);
     res
 }
 
 fn send_blocks(
-    tx: &mut BlockSender<'_>,
+    tx: &SendBuffer,
+    path: &mut StreamPath,
     sock: &TcpStream,
-    spec: &StreamSpec,
-    counters: &Counters,
-    stop: &AtomicBool,
-    budget: Option<&Budget>,
+    ctx: &LoopCtx<'_>,
 ) -> Result<LoopEnd, EngineError> {
+    let LoopCtx { spec, counters, stop, budget, .. } = *ctx;
     let (block, per_call) = (tx.block_len(), tx.blocks_per_call());
     let start = Instant::now();
     let mut total = 0u64;
@@ -80,7 +77,7 @@ fn send_blocks(
         let mut end = granted * block;
         let mut off = 0;
         while off < end {
-            match tx.send(off, end) {
+            match tx.send(path, sock, off, end, &counters.io) {
                 Ok(0) => {
                     let err = std::io::Error::new(ErrorKind::WriteZero, "peer closed the stream");
                     return Err(EngineError::Stream { op: "write to", err });
@@ -114,14 +111,8 @@ fn send_blocks(
 
 /// Reads until EOF, stopped, or failure; counts every byte, including after the test ended
 /// (the drain that makes receiver totals exact).
-pub(crate) fn recv_loop(
-    sock: &TcpStream,
-    spec: &StreamSpec,
-    counters: &Counters,
-    stop: &AtomicBool,
-    budget: Option<&Budget>,
-    on_budget: &dyn Fn(),
-) -> Result<LoopEnd, EngineError> {
+pub(crate) fn recv_loop(sock: &TcpStream, ctx: &LoopCtx<'_>) -> Result<LoopEnd, EngineError> {
+    let LoopCtx { spec, counters, stop, budget, on_budget } = *ctx;
     sock.set_read_timeout(Some(POLL)).map_err(|err| EngineError::Stream { op: "read from", err })?;
     let block = spec.len.clamp(1, MAX_CALL);
     let mut buf = super::buffer::zeroed(spec.call_bytes.clamp(block, MAX_CALL))

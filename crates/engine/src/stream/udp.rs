@@ -22,15 +22,15 @@
 //!   coalesced share one time, so only its first feeds the jitter (the rest are `untimed`).
 
 use super::buffer::payload;
+use super::context::LoopCtx;
 use super::loop_end::LoopEnd;
 use super::udp_stats::UdpRecvStats;
-use super::{Budget, Counters, StreamSpec};
 use crate::error::EngineError;
 use crate::timing::{PaceStep, Pacing};
 use socket2::{Domain, Protocol as SockProto, SockAddr, Socket, Type};
 use std::io::{self, ErrorKind};
 use std::net::{IpAddr, SocketAddr, UdpSocket};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 use wireperf_protocol::udp::{CONNECT_MSG, CONNECT_REPLY, UdpHeader, is_connect_reply};
 use wireperf_sys::udp_batch::{MAX_BATCH, recv_batch};
@@ -232,13 +232,8 @@ fn is_refusal(e: &io::Error) -> bool {
 }
 
 /// Sends paced datagrams until stopped, the budget is spent, or the socket fails.
-pub(crate) fn send_loop(
-    sock: &UdpSocket,
-    spec: &StreamSpec,
-    counters: &Counters,
-    stop: &AtomicBool,
-    budget: Option<&Budget>,
-) -> Result<LoopEnd, EngineError> {
+pub(crate) fn send_loop(sock: &UdpSocket, ctx: &LoopCtx<'_>) -> Result<LoopEnd, EngineError> {
+    let LoopCtx { spec, counters, stop, budget, .. } = *ctx;
     let werr = |err| EngineError::Stream { op: "write to", err };
     sock.set_write_timeout(Some(POLL)).map_err(werr)?;
     let _ = wireperf_sys::sockopt::set_recverr(sock, true);
@@ -336,14 +331,8 @@ pub(crate) fn send_loop(
 
 /// Receives datagrams until stopped or failure, counting every one with a header (including
 /// those that arrive while the test drains, so totals are exact).
-pub(crate) fn recv_loop(
-    sock: &UdpSocket,
-    spec: &StreamSpec,
-    counters: &Counters,
-    stop: &AtomicBool,
-    budget: Option<&Budget>,
-    on_budget: &dyn Fn(),
-) -> Result<LoopEnd, EngineError> {
+pub(crate) fn recv_loop(sock: &UdpSocket, ctx: &LoopCtx<'_>) -> Result<LoopEnd, EngineError> {
+    let LoopCtx { spec, counters, stop, budget, on_budget } = *ctx;
     let rerr = |err| EngineError::Stream { op: "read from", err };
     sock.set_read_timeout(Some(POLL)).map_err(rerr)?;
     let wide = spec.udp.counters_64bit;
