@@ -15,6 +15,7 @@ mod balance_lab;
 mod client_repeat;
 mod closed_stdout;
 mod concurrency;
+mod docs_once;
 mod doctor_live;
 #[cfg(feature = "exporter")]
 mod exporter;
