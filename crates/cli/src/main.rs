@@ -74,7 +74,6 @@ mod signals;
 #[cfg(feature = "suite")]
 mod suite;
 mod text_out;
-mod why;
 
 use std::process::ExitCode;
 

@@ -89,7 +89,7 @@ pub struct ServerProcess {
     /// `--log-format`: the operator's log records as text or JSON lines.
     pub log_format: crate::iperf::args_server::LogFormat,
     /// What of this host a client that asks is told (`--no-share-host`, `--host-root`).
-    pub share: wireperf_suite::bottleneck::HostSharing,
+    pub share: wireperf_bottleneck::engine_watch::HostSharing,
 }
 
 /// Why `--sctp`, `-X` and `--nstreams` are refused.
