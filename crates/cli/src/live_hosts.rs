@@ -1,5 +1,6 @@
-//! The `--tui` view's [`HostProbe`]: this host read with the doctor's sampler at each interval,
-//! the far host from the watch samples a wireperf server returns with its results.
+//! The `--tui` view's [`HostProbe`]: this host read with the bottleneck finder's sampler at
+//! each interval, the far host from the watch samples a wireperf server returns with its
+//! results.
 //!
 //! The figures are those `--why` reads (the same samples, the same DSACK rule), so the view and
 //! the verdict never disagree about how many retransmits were spurious.
