@@ -19,7 +19,6 @@
 //!   `wireperf_exporter::ExporterConfig`.
 //! - `html_cmd.rs` — `wireperf report`: stored runs to HTML or SVG. `manual.rs` — `wireperf
 //!   completions` and `wireperf man`, generated from the same clap definitions.
-//! - `why.rs` — `--why`'s bottleneck verdicts as text and `-J` (used by `iperf/client_cmd.rs`).
 //!
 //! Cargo features (`history`, `suite`, `exporter`, all on by default) leave out the history,
 //! the suite/selftest and the exporter; `--no-default-features` is the small build.
@@ -57,7 +56,6 @@ mod selftest;
 mod shared;
 #[cfg(feature = "suite")]
 mod suite;
-mod why;
 
 use std::process::ExitCode;
 

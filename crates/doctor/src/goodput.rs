@@ -12,7 +12,7 @@
 
 use serde::Serialize;
 
-use crate::snapshot::Duplex;
+use crate::link_parts::Duplex;
 
 /// Bytes of Ethernet overhead per frame on the wire (header, FCS, preamble, IFG).
 pub const ETH_WIRE_OVERHEAD: u64 = 38;

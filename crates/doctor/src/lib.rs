@@ -9,7 +9,9 @@
 //! - `error.rs` — [`Error`], the crate's typed errors.
 //! - `root.rs` — [`Root`]: the single gate for file reads (live `/` or `--root DIR`), logging every
 //!   access for `--snapshot`; `.errno` sidecar files emulate sysfs read errors in fixtures.
-//! - `snapshot.rs` — the data model: [`LinkSnapshot`], [`HostSnapshot`] and their parts.
+//! - `snapshot.rs` — the data model: [`LinkSnapshot`], [`HostSnapshot`] and their parts;
+//!   `link_parts.rs` — the plain parts the readers and `goodput.rs` share (duplex, rings,
+//!   coalescing, link modes, the root qdisc), a leaf module.
 //! - `read/` — readers: `sysfs.rs` (one interface), `usb.rs` (USB device + binary descriptors),
 //!   `procfs.rs` (sysctls, CPUs, softnet), `kernel_log.rs` (dmesg/kmsg → events), `commands.rs`
 //!   (`ip`/`ethtool`/`tc` output, run live or replayed), `firmware.rs` (firmware search path).
@@ -26,8 +28,9 @@
 //! - `route.rs` — which interface routes to an IP address. `qdisc.rs` — root qdisc rate limits (tbf/htb).
 //! - `command.rs` — [`DoctorConfig`] and [`run_with`]: the whole `wireperf doctor` command
 //!   as a library call; the only module that prints. (Its flags are parsed in the `cli` crate.)
-//! - `watch/` — the bottleneck finder: samplers that watch a host during a test, and the pure
-//!   rules that turn both hosts' series and the test's figures into one verdict per direction.
+//!
+//! The bottleneck finder (what a host *did* during a test) is the `wireperf-bottleneck` crate,
+//! which reads this crate's snapshot facts; nothing here depends on it.
 
 #![forbid(unsafe_code)]
 
@@ -39,6 +42,7 @@ pub mod error;
 pub mod goodput;
 pub mod journal;
 pub mod json;
+pub mod link_parts;
 pub mod qdisc;
 pub mod read;
 pub mod render;
@@ -48,7 +52,6 @@ pub mod rules;
 pub mod share;
 pub mod snapshot;
 pub mod snapshot_capture;
-pub mod watch;
 
 use std::path::PathBuf;
 

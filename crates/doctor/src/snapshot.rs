@@ -7,40 +7,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::goodput::Goodput;
+pub use crate::link_parts::{Coalesce, Duplex, LinkModes, QdiscInfo, Rings};
 use crate::read::kernel_log::KernelEvent;
-
-/// Duplex as sysfs/ethtool report it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Duplex {
-    /// Full duplex.
-    Full,
-    /// Half duplex (cosmetic on cdc_ncm, a real mismatch on a PHY driver).
-    Half,
-    /// The driver says "unknown".
-    Unknown,
-}
-
-impl Duplex {
-    /// Parses sysfs `duplex` / ethtool `Duplex:` text.
-    pub fn parse(s: &str) -> Option<Duplex> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "full" => Some(Duplex::Full),
-            "half" => Some(Duplex::Half),
-            s if s.starts_with("unknown") => Some(Duplex::Unknown),
-            _ => None,
-        }
-    }
-
-    /// Lower-case name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Duplex::Full => "full",
-            Duplex::Half => "half",
-            Duplex::Unknown => "unknown",
-        }
-    }
-}
 
 /// Which bus the NIC hangs off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -138,41 +106,6 @@ pub struct ChipId {
     pub best_driver: String,
 }
 
-/// Ring sizes (`ethtool -g`).
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
-pub struct Rings {
-    /// Current RX ring.
-    pub rx: Option<u32>,
-    /// Maximum RX ring.
-    pub rx_max: Option<u32>,
-    /// Current TX ring.
-    pub tx: Option<u32>,
-    /// Maximum TX ring.
-    pub tx_max: Option<u32>,
-}
-
-/// Interrupt coalescing (`ethtool -c`). r8152 reports `rx_usecs` in nanoseconds.
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
-pub struct Coalesce {
-    /// rx-usecs as the driver reports it.
-    pub rx_usecs: Option<u32>,
-    /// tx-usecs.
-    pub tx_usecs: Option<u32>,
-    /// Adaptive RX on.
-    pub adaptive_rx: Option<bool>,
-}
-
-/// Link modes (`ethtool IF`): speeds in Mbit/s.
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
-pub struct LinkModes {
-    /// Speeds our side supports (empty when "Not reported").
-    pub supported: Vec<u32>,
-    /// Speeds the link partner advertises; `None` when not reported.
-    pub partner: Option<Vec<u32>>,
-    /// Auto-negotiation on.
-    pub autoneg: Option<bool>,
-}
-
 /// RX/TX queue layout and RPS masks.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Queues {
@@ -182,15 +115,6 @@ pub struct Queues {
     pub tx: u32,
     /// `rps_cpus` per RX queue (`rx-0` → `0`); a queue whose mask is unreadable is absent.
     pub rps_cpus: BTreeMap<String, String>,
-}
-
-/// The root qdisc and its counters.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct QdiscInfo {
-    /// Kind, e.g. `pfifo_fast`, `fq_codel`, `noqueue`.
-    pub kind: String,
-    /// Packets dropped by the qdisc.
-    pub drops: Option<u64>,
 }
 
 /// Kernel module facts (`/sys/module/DRIVER`).
@@ -358,12 +282,5 @@ mod tests {
         assert_eq!(parse_release("6.1.52"), Some((6, 1)));
         assert_eq!(parse_release("6.18.44-fc-v669"), Some((6, 18)));
         assert_eq!(parse_release("junk"), None);
-    }
-
-    #[test]
-    fn duplex_parses() {
-        assert_eq!(Duplex::parse("half\n"), Some(Duplex::Half));
-        assert_eq!(Duplex::parse("Unknown! (255)"), Some(Duplex::Unknown));
-        assert_eq!(Duplex::parse("x"), None);
     }
 }

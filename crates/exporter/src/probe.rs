@@ -24,9 +24,9 @@ use tokio::time::Instant;
 use wireperf_engine::event::NullObserver;
 use wireperf_engine::{ClientConfig, EngineError, run_client};
 use wireperf_latency::Phase;
+use wireperf_latency::engine_probe::{LatencyConfig, LatencyProbe};
 use wireperf_protocol::params::DEFAULT_UDP_RATE;
 use wireperf_protocol::{Protocol, TestParams};
-use wireperf_suite::latency::{LatencyConfig, LatencyProbe};
 
 /// A busy answer is tried again, this many times in all, this far apart, while the rest of the
 /// deadline still holds the test (plus a second for its start and results). Why: a server

@@ -8,9 +8,11 @@
 //! fix is a queue that keeps itself short — `fq_codel` or `cake` — and, where the bottleneck
 //! is a link the box does not own (a modem's uplink), a shaper slightly below that link's
 //! rate so the queue forms where the good discipline runs.
+//!
+//! It reads a summary's grade and added latency, not the summary itself: `summary.rs` holds the
+//! [`LocalQueue`] and calls [`advise`], so this module does not import it back.
 
 use crate::grade::Grade;
-use crate::summary::LatencySummary;
 use serde::{Deserialize, Serialize};
 
 /// This host's qdisc backlog on the test's interface while the load ran.
@@ -33,11 +35,12 @@ pub const ADVISE_FROM: Grade = Grade::C;
 /// of the added latency at the test's rate.
 const LOCAL_SHARE: f64 = 0.5;
 
-/// Advice lines for `s`; empty when the grade is better than [`ADVISE_FROM`] (or unknown).
-/// `rate_bps` is the loaded direction's measured rate (the queue's drain rate), `local` this
-/// host's qdisc samples (`None` when `tc` could not be read: then the place is not named).
-pub fn advise(s: &LatencySummary, rate_bps: f64, local: Option<&LocalQueue>) -> Vec<String> {
-    let (Some(grade), Some(added)) = (s.grade, s.added_ms) else { return Vec::new() };
+/// Advice lines for a test with this `grade` and `added_ms` (a summary's); empty when the
+/// grade is better than [`ADVISE_FROM`] (or unknown). `rate_bps` is the loaded direction's
+/// measured rate (the queue's drain rate), `local` this host's qdisc samples (`None` when `tc`
+/// could not be read: then the place is not named).
+pub fn advise(grade: Option<Grade>, added_ms: Option<f64>, rate_bps: f64, local: Option<&LocalQueue>) -> Vec<String> {
+    let (Some(grade), Some(added)) = (grade, added_ms) else { return Vec::new() };
     if grade < ADVISE_FROM {
         return Vec::new();
     }
@@ -89,13 +92,20 @@ pub fn parse_tc_backlog(json: &str) -> Option<(String, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sample::{Method, Phase, Probe};
 
-    fn summary(idle: f64, loaded: f64) -> LatencySummary {
-        let mut p: Vec<Probe> =
-            (0..5).map(|i| Probe::new(f64::from(i), Phase::Idle, Some(idle), Method::TcpConnect)).collect();
-        p.extend((0..5).map(|i| Probe::new(10.0 + f64::from(i), Phase::Upload, Some(loaded), Method::TcpConnect)));
-        LatencySummary::compute("tcp_connect", Phase::Upload, &p, &[])
+    /// The grade and added latency of a test whose idle and loaded round trips were these, ms
+    /// (no loss), as a summary computes them.
+    fn summary(idle: f64, loaded: f64) -> (Option<Grade>, Option<f64>) {
+        let added = loaded - idle;
+        (Some(Grade::from_added(added, 0.0)), Some(added))
+    }
+
+    fn advise_for(
+        (grade, added): (Option<Grade>, Option<f64>),
+        rate_bps: f64,
+        local: Option<&LocalQueue>,
+    ) -> Vec<String> {
+        advise(grade, added, rate_bps, local)
     }
 
     fn q(max_backlog: u64) -> LocalQueue {
@@ -104,13 +114,13 @@ mod tests {
 
     #[test]
     fn good_grade_gets_no_advice() {
-        assert!(advise(&summary(0.2, 10.0), 20e6, Some(&q(0))).is_empty());
+        assert!(advise_for(summary(0.2, 10.0), 20e6, Some(&q(0))).is_empty());
     }
 
     #[test]
     fn a_local_standing_queue_is_named_with_its_fix() {
         // 60 ms added at 20 Mbit/s; 150 kB locally = 60 ms: the queue is here.
-        let a = advise(&summary(0.2, 60.2), 20e6, Some(&q(150_000)));
+        let a = advise_for(summary(0.2, 60.2), 20e6, Some(&q(150_000)));
         assert!(a[1].starts_with("the queue is on this host: eth0's pfifo_fast"), "{a:?}");
         assert_eq!(a[2], "fix: tc qdisc replace dev eth0 root fq_codel");
         assert!(a[3].ends_with("cake bandwidth 18mbit"), "{a:?}");
@@ -118,14 +128,14 @@ mod tests {
 
     #[test]
     fn an_empty_local_qdisc_puts_the_queue_beyond() {
-        let a = advise(&summary(0.2, 60.2), 20e6, Some(&q(3000)));
+        let a = advise_for(summary(0.2, 60.2), 20e6, Some(&q(3000)));
         assert!(a[1].starts_with("the queue is beyond this host"), "{a:?}");
         assert!(a[2].contains("cake bandwidth 18mbit"), "{a:?}");
     }
 
     #[test]
     fn unknown_local_queue_says_so() {
-        let a = advise(&summary(0.2, 300.0), 20e6, None);
+        let a = advise_for(summary(0.2, 300.0), 20e6, None);
         assert!(a[1].contains("was not measured"), "{a:?}");
     }
 

@@ -27,8 +27,13 @@
 //!   echo, on the same prober handle.
 //! - [`echo`]: I/O, server side: the bounded UDP echo and TCP request/response service of one
 //!   test.
+//! - [`engine_probe`]: the probes wired to a test: [`engine_probe::LatencyProbe`], the
+//!   engine observer beside the client (`-c --latency`, the suite, the exporter's
+//!   `/probe?latency=1`), and its [`engine_probe::LatencyConfig`].
+//! - [`engine_echo`]: the server's side of them: [`engine_echo::ServerEcho`], the observer that
+//!   offers the echo to a client that asks, for the length of its test.
 //!
-//! Everything but [`prober`], [`echo_prober`] and [`echo`] is pure: fixed sample sets in, figures out, so the figures are
+//! Everything but [`prober`], [`echo_prober`], [`echo`] and the two `engine_` observers is pure: fixed sample sets in, figures out, so the figures are
 //! tested without a network.
 
 pub mod advice;
@@ -36,6 +41,8 @@ pub mod direction;
 pub mod echo;
 pub mod echo_prober;
 pub mod echo_wire;
+pub mod engine_echo;
+pub mod engine_probe;
 pub mod grade;
 pub mod percentile;
 pub mod prober;

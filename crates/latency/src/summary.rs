@@ -172,7 +172,7 @@ impl LatencySummary {
     /// Adds where the queue is and the fix (for a bad grade), from the loaded direction's
     /// rate and this host's qdisc samples.
     pub fn with_advice(mut self, rate_bps: f64, local: Option<LocalQueue>) -> LatencySummary {
-        self.advice = advise(&self, rate_bps, local.as_ref());
+        self.advice = advise(self.grade, self.added_ms, rate_bps, local.as_ref());
         self.local_queue = local;
         self
     }
@@ -316,6 +316,21 @@ mod tests {
 
     fn probes(phase: Phase, rtts: &[Option<f64>]) -> Vec<Probe> {
         rtts.iter().enumerate().map(|(i, r)| Probe::new(i as f64 * 100.0, phase, *r, Method::TcpConnect)).collect()
+    }
+
+    #[test]
+    fn a_bad_grade_gets_advice_and_keeps_the_local_queue() {
+        let mut p = probes(Phase::Idle, &[Some(0.2); 5]);
+        p.extend(probes(Phase::Upload, &[Some(60.2); 5]).into_iter().map(|mut x| {
+            x.at_ms += 1000.0;
+            x
+        }));
+        let q = LocalQueue { iface: "eth0".into(), kind: "pfifo_fast".into(), max_backlog: 150_000, samples: 10 };
+        let s = LatencySummary::compute("tcp_connect", Phase::Upload, &p, &[]).with_advice(20e6, Some(q.clone()));
+        assert!(s.advice[1].starts_with("the queue is on this host: eth0's pfifo_fast"), "{:?}", s.advice);
+        assert_eq!(s.local_queue, Some(q));
+        let good = LatencySummary::compute("tcp_connect", Phase::Upload, &probes(Phase::Idle, &[Some(0.2); 5]), &[]);
+        assert!(good.with_advice(20e6, None).advice.is_empty());
     }
 
     #[test]

@@ -7,10 +7,6 @@
 //! into plain-language verdicts. Nothing here prints: the CLI renders [`SuiteResult`].
 //!
 //! # Layout
-//! - [`bottleneck`]: the watch around a test and one bottleneck verdict per direction.
-//! - [`latency`]: probes beside a test (idle, then under its load) and their figures.
-//! - [`latency_echo`]: the server's side of them: the latency echo offered to a client that
-//!   asks, for the length of its test, and [`latency_echo::server_observer`].
 //! - [`phase`]: the phases, running one of them (engine or iperf 2 peer), and its figures
 //!   read from the report's [`TestOutcome`](wireperf_protocol::TestOutcome).
 //! - [`link`]: the interface toward the server, its doctor report, and the ceiling.
@@ -20,15 +16,15 @@
 //! - [`run`]: the whole suite, with a progress callback.
 //! - [`series`]: the suite repeated (`--repeat`, `--warmup`, `--confidence`) and its statistics.
 //! - [`gates`]: `--expect-min`, `--expect-max-loaded-latency`, exit codes and JUnit XML.
+//!
+//! The watch around each phase and its verdicts are `wireperf-bottleneck`'s, the latency probes
+//! `wireperf-latency`'s: the client's `--why` and `--latency` use the same crates.
 
 #![forbid(unsafe_code)]
 
-pub mod bottleneck;
 pub mod disk;
 pub mod ends;
 pub mod gates;
-pub mod latency;
-pub mod latency_echo;
 pub mod link;
 pub mod phase;
 pub mod run;

@@ -1,12 +1,12 @@
 //! The phases of a suite and how one runs.
 
-use crate::bottleneck::{self, PeerWatch};
-use crate::latency::{LatencyConfig, LatencyProbe};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
-use wireperf_doctor::watch::Verdict;
+use wireperf_bottleneck::Verdict;
+use wireperf_bottleneck::engine_watch::{self as bottleneck, PeerWatch};
 use wireperf_engine::{ClientConfig, EngineError, Observer, run_client};
+use wireperf_latency::engine_probe::{LatencyConfig, LatencyProbe};
 use wireperf_protocol::outcome::{Direction, Flow, Side, TestOutcome};
 use wireperf_protocol::schema::TestReport;
 use wireperf_protocol::{Protocol, TestParams};
@@ -203,7 +203,7 @@ pub fn run_phase_probed(
             std::thread::sleep(RETRY_PAUSE);
             continue;
         }
-        let local = watch.map(wireperf_doctor::watch::Watch::stop);
+        let local = watch.map(wireperf_bottleneck::Watch::stop);
         if let Some(l) = obs.finish(&out.report) {
             out.report.wireperf_latency = Some(l.to_json_full());
         }

@@ -33,7 +33,7 @@ pub struct SuiteConfig {
     /// Talk iperf 2's protocol (a stock `iperf -s`, port 5001 by default): TCP phases only.
     pub iperf2: bool,
     /// Probe round trips idle and under each TCP phase's load (on unless `--no-latency`).
-    pub latency: Option<crate::latency::LatencyConfig>,
+    pub latency: Option<wireperf_latency::engine_probe::LatencyConfig>,
     /// The TCP congestion control both senders use (`-C`); `None`: each host's default. A
     /// verdict depends on it (a loss-based sender fills a router's queue, BBR keeps it short).
     pub congestion: Option<String>,
@@ -136,7 +136,7 @@ struct Quiet;
 impl ServerHooks for Quiet {
     fn listening(&mut self, _port: u16, _test_no: u64) {}
     fn new_test(&mut self, _test_no: u64) -> Box<dyn Observer + Send> {
-        crate::latency_echo::server_observer(Box::new(NullObserver), Default::default())
+        wireperf_bottleneck::engine_watch::server_observer(Box::new(NullObserver), Default::default())
     }
     fn test_done(&mut self, _test_no: u64, _outcome: &Outcome) {}
     fn log(&mut self, _line: &str) {}
@@ -275,7 +275,7 @@ pub fn run_suite(cfg: &SuiteConfig, progress: &mut dyn Progress, interrupt: &Ato
     let server_host_note = match server_host {
         Some(_) => None,
         None if results.iter().any(|p| p.far_host == crate::phase::FarHost::Declined) => {
-            Some(crate::bottleneck::DECLINED.to_string())
+            Some(wireperf_bottleneck::engine_watch::DECLINED.to_string())
         }
         None => {
             Some("the server's host was not seen (a stock iperf3 server, or an older wireperf, shares none)".into())

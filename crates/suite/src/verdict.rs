@@ -7,8 +7,8 @@
 use crate::link::{Ceiling, LinkContext};
 use crate::phase::{FarHost, Phase, PhaseResult};
 use serde::Serialize;
+use wireperf_bottleneck::Side;
 use wireperf_doctor::share::SharedHost;
-use wireperf_doctor::watch::Side;
 use wireperf_protocol::outcome::words::{count, rate};
 
 /// How a measurement compares with what the path can carry.
@@ -185,7 +185,7 @@ pub fn server_host(phases: &[PhaseResult]) -> Option<&SharedHost> {
 /// [`Limit::findings_behind`]). The others are listed once per host under the suite's doctor
 /// findings, not on every verdict.
 ///
-/// [`Limit::findings_behind`]: wireperf_doctor::watch::Limit::findings_behind
+/// [`Limit::findings_behind`]: wireperf_bottleneck::Limit::findings_behind
 fn cited_findings(
     p: &PhaseResult,
     direction: &str,
@@ -225,10 +225,10 @@ pub fn asymmetry(phases: &[PhaseResult]) -> Option<String> {
     // guessing at the receiver.
     let limit = slow_phase.bottleneck.iter().find(|v| v.direction == label).map(|v| &v.main);
     let look = match limit {
-        Some(l) if l.limit == wireperf_doctor::watch::ids::PATH_BOTTLENECK => {
+        Some(l) if l.limit == wireperf_bottleneck::ids::PATH_BOTTLENECK => {
             format!("the path between the hosts holds the {slow_name} (see its bottleneck)")
         }
-        Some(l) if l.limit != wireperf_doctor::watch::ids::UNKNOWN => {
+        Some(l) if l.limit != wireperf_bottleneck::ids::UNKNOWN => {
             format!("its bottleneck is {} on the {} (see below)", l.limit, l.side.as_str())
         }
         _ => format!("look at the receiving side of the {slow_name} (driver, RPS, rings)"),
@@ -247,7 +247,7 @@ pub fn asymmetry(phases: &[PhaseResult]) -> Option<String> {
 mod tests {
     use super::*;
     use crate::link::CeilingSource;
-    use wireperf_doctor::watch::ids;
+    use wireperf_bottleneck::ids;
 
     fn ceiling(bps: u64) -> Ceiling {
         Ceiling {
@@ -317,11 +317,11 @@ mod tests {
         assert!(asymmetry(&[mk(Phase::Upload, 1e9, 0.0), mk(Phase::Download, 0.0, 0.9e9)]).is_none());
         // The watch named the slower direction's limit: the remark points at it.
         let mut up = mk(Phase::Upload, 191e6, 0.0);
-        up.bottleneck = vec![wireperf_doctor::watch::Verdict {
+        up.bottleneck = vec![wireperf_bottleneck::Verdict {
             direction: "client→server".into(),
-            main: wireperf_doctor::watch::Limit {
+            main: wireperf_bottleneck::Limit {
                 limit: ids::PATH_BOTTLENECK.into(),
-                side: wireperf_doctor::watch::Side::Path,
+                side: wireperf_bottleneck::Side::Path,
                 evidence: Vec::new(),
                 fix: Vec::new(),
                 strength: 0.9,
@@ -337,7 +337,7 @@ mod tests {
 
     #[test]
     fn a_verdict_cites_only_the_findings_its_bottleneck_points_at() {
-        use wireperf_doctor::watch::{Limit, Side, Verdict as Bottleneck};
+        use wireperf_bottleneck::{Limit, Side, Verdict as Bottleneck};
         let limit = |id: &str, side, evidence: &[&str]| Limit {
             limit: id.into(),
             side,

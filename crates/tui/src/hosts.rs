@@ -2,9 +2,10 @@
 //! retransmits split into real and spurious.
 //!
 //! The view does not read the hosts itself: a [`HostProbe`] (the binary's, built on the
-//! doctor's watch) is asked once per interval and once at the end. The far host's figures exist
-//! only when the server is a wireperf that returned its watch samples with the results, so
-//! they arrive at the end of the test; a stock iperf3 server sends none ([`FarHost::NotSeen`]).
+//! bottleneck finder's watch) is asked once per interval and once at the end. The far host's
+//! figures exist only when the server is a wireperf that returned its watch samples with the
+//! results, so they arrive at the end of the test; a stock iperf3 server sends none
+//! ([`FarHost::NotSeen`]).
 
 use serde_json::Value;
 

@@ -6,7 +6,7 @@
 //!
 //! # Layout
 //! - [`hosts`]: what the view asks a [`HostProbe`] for (both hosts' CPU, retransmits split
-//!   by DSACK) — the binary supplies one built on the doctor's watch.
+//!   by DSACK) — the binary supplies one built on the bottleneck finder's watch.
 //! - [`state`]: [`LiveState`], the figures and chart series folded from events; no terminal.
 //! - [`view`]: draws a [`LiveState`] into a ratatui frame (header with phase and time left,
 //!   throughput chart per stream and sum, stream table, hosts box, keys); tested on

@@ -6,17 +6,17 @@ use crate::iperf::live_hosts::LiveHosts;
 use crate::iperf::output::{Captured, Sink};
 use crate::iperf::run_spec::{ClientRun, OutputOpts, SaveTo};
 use crate::iperf::text_out::TextObserver;
-use crate::why;
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
-use wireperf_doctor::watch::Watch;
+use wireperf_bottleneck::Watch;
+use wireperf_bottleneck::engine_watch::{self as bottleneck, PeerWatch, WatchReply};
+use wireperf_bottleneck::why_output as why;
 use wireperf_engine::{ClientConfig, EngineError, Observer, Outcome, run_client, run_client_finishing};
+use wireperf_latency::engine_probe::{LatencyConfig, LatencyProbe};
 use wireperf_latency::{LatencySummary, Phase};
 use wireperf_protocol::schema::TestReport;
-use wireperf_suite::bottleneck::{self, PeerWatch, WatchReply};
-use wireperf_suite::latency::{LatencyConfig, LatencyProbe};
 use wireperf_tui::{Controls, LiveView};
 
 /// Whether `--tui` can take the screen; says why not on stderr when it cannot.

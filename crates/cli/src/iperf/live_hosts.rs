@@ -1,5 +1,6 @@
-//! The `--tui` view's [`HostProbe`]: this host read with the doctor's sampler at each interval,
-//! the far host from the watch samples a wireperf server returns with its results.
+//! The `--tui` view's [`HostProbe`]: this host read with the bottleneck finder's sampler at
+//! each interval, the far host from the watch samples a wireperf server returns with its
+//! results.
 //!
 //! The figures are those `--why` reads (the same samples, the same DSACK rule), so the view and
 //! the verdict never disagree about how many retransmits were spurious.
@@ -8,8 +9,8 @@ use std::path::Path;
 use std::time::Instant;
 
 use serde_json::Value;
-use wireperf_doctor::watch::{self, Direction, Hosts, Sample, Series};
-use wireperf_suite::bottleneck;
+use wireperf_bottleneck::engine_watch as bottleneck;
+use wireperf_bottleneck::{self as watch, Direction, Hosts, Sample, Series};
 use wireperf_tui::{HostCpu, HostProbe, HostsNow, RetransmitSplit};
 
 /// Samples of this host since the test started, and the far host's once they came.
@@ -25,7 +26,7 @@ pub struct LiveHosts {
 impl LiveHosts {
     /// Takes the baseline sample now.
     pub fn start() -> Self {
-        let base = watch::sample::read_sample(Path::new("/"), None, 0.0);
+        let base = watch::host_sample::read_sample(Path::new("/"), None, 0.0);
         Self { t0: Instant::now(), prev: base.clone(), base, far: None }
     }
 }
@@ -47,7 +48,7 @@ fn cpu_of(s: &Series) -> Option<HostCpu> {
 
 impl HostProbe for LiveHosts {
     fn sample(&mut self, retransmits: Option<u64>, client_sends: bool) -> HostsNow {
-        let now = watch::sample::read_sample(Path::new("/"), None, self.t0.elapsed().as_secs_f64());
+        let now = watch::host_sample::read_sample(Path::new("/"), None, self.t0.elapsed().as_secs_f64());
         let local = cpu_of(&span(&self.prev, &now)).map(|c| HostCpu { process_pct: None, ..c });
         let mine = span(&self.base, &now);
         let dir = Direction { client_sends, retransmits, ..Direction::default() };

@@ -60,9 +60,9 @@ pub(super) fn lower(a: &IperfArgs, common: Common) -> Result<(Mode, Pending), Pa
         metrics: a.metrics.clone(),
         log_format: a.public.log_format.unwrap_or_default(),
         share: if a.public.no_share_host {
-            wireperf_suite::bottleneck::HostSharing::Nothing
+            wireperf_bottleneck::engine_watch::HostSharing::Nothing
         } else {
-            wireperf_suite::bottleneck::HostSharing::Host(wireperf_doctor::share::ShareSource {
+            wireperf_bottleneck::engine_watch::HostSharing::Host(wireperf_doctor::share::ShareSource {
                 root: a.public.host_root.clone(),
                 kernel_log: a.public.host_kernel_log.clone(),
             })

@@ -9,7 +9,7 @@ use clap::ValueEnum;
 use std::path::{Path, PathBuf};
 use wireperf_engine::{ClientConfig, ServerConfig};
 use wireperf_protocol::IperfErrno;
-use wireperf_suite::latency::LatencyConfig;
+use wireperf_latency::engine_probe::LatencyConfig;
 use wireperf_suite::series::RepeatConfig;
 
 /// A parameter error.
@@ -144,5 +144,5 @@ pub struct ServerProcess {
     /// `--log-format`: the operator's log records as text or JSON lines.
     pub log_format: LogFormat,
     /// What of this host a client that asks is told (`--no-share-host`, `--host-root`).
-    pub share: wireperf_suite::bottleneck::HostSharing,
+    pub share: wireperf_bottleneck::engine_watch::HostSharing,
 }

@@ -20,7 +20,7 @@ struct Hooks {
     /// `--log-format`.
     log_format: LogFormat,
     /// What a client that asks is told of this host.
-    share: std::sync::Arc<wireperf_suite::bottleneck::HostSharing>,
+    share: std::sync::Arc<wireperf_bottleneck::engine_watch::HostSharing>,
 }
 
 impl Hooks {
@@ -53,7 +53,7 @@ impl ServerHooks for Hooks {
             let text = TextObserver::server(self.sink.clone(), &self.out);
             if self.concurrent { Box::new(text.with_prefix(format!("[test {test_no}]"))) } else { Box::new(text) }
         };
-        wireperf_suite::latency_echo::server_observer(
+        wireperf_bottleneck::engine_watch::server_observer(
             crate::iperf::debug_out::wrap(inner, self.out.debug),
             self.share.clone(),
         )

@@ -24,7 +24,7 @@ impl ServerHooks for QuietHooks {
     fn listening(&mut self, _port: u16, _test_no: u64) {}
     fn new_test(&mut self, _test_no: u64) -> Box<dyn Observer + Send> {
         // The in-process server watches too, so each phase's verdict sees both sides.
-        wireperf_suite::latency_echo::server_observer(Box::new(NullObserver), Default::default())
+        wireperf_bottleneck::engine_watch::server_observer(Box::new(NullObserver), Default::default())
     }
     fn test_done(&mut self, test_no: u64, outcome: &Outcome) {
         if let Some(e) = &outcome.error {

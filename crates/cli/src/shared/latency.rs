@@ -1,12 +1,7 @@
 //! `--latency` and `--latency-interval`, shared by `-c` and `suite`: probe round trips idle
 //! and under the test's load (see the `wireperf-latency` crate and docs/latency.md).
 
-use std::time::Duration;
-use wireperf_suite::latency::LatencyConfig;
-
-/// Shortest and longest probe interval accepted, ms: faster probes would themselves load a
-/// slow link; slower ones give too few samples in a 10 s test.
-const INTERVAL_MS: std::ops::RangeInclusive<u64> = 10..=5000;
+use wireperf_latency::engine_probe::{INTERVAL_MS, LatencyConfig};
 
 /// Parses `--latency-interval MS`.
 pub fn parse_interval(s: &str) -> Result<u64, String> {
@@ -20,12 +15,13 @@ pub fn parse_interval(s: &str) -> Result<u64, String> {
 
 /// The probe settings, when `--latency` was given.
 pub fn config(on: bool, interval_ms: u64) -> Option<LatencyConfig> {
-    on.then(|| LatencyConfig { interval: Duration::from_millis(interval_ms), ..LatencyConfig::default() })
+    on.then(|| LatencyConfig::every_ms(interval_ms))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[test]
     fn interval_bounds() {

@@ -80,7 +80,7 @@ pub fn render(r: &SuiteResult) -> String {
             }
             for v in &p.bottleneck {
                 // An unknown limit has no place: say so rather than print a side.
-                let place = if v.main.limit == wireperf_doctor::watch::ids::UNKNOWN {
+                let place = if v.main.limit == wireperf_bottleneck::ids::UNKNOWN {
                     "no rule matched on either host or the path".to_string()
                 } else {
                     v.main.side.as_str().to_string()

@@ -15,8 +15,8 @@
 
 use std::process::Command;
 
+use crate::link_parts::{Coalesce, Duplex, LinkModes, QdiscInfo, Rings};
 use crate::root::Root;
-use crate::snapshot::{Coalesce, Duplex, LinkModes, QdiscInfo, Rings};
 
 /// Which command output to get.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,9 +6,9 @@
 //! names the strongest, listing the others under `also`. When nothing fires the verdict is
 //! `unknown`, with what was checked as evidence.
 
-use super::sample::Series;
-use super::verdict::{Direction, Hosts, Limit, RetransmitSplit, Side, Verdict, ids};
-use crate::goodput::format_bps;
+use crate::diagnosis::{Direction, Hosts, Limit, RetransmitSplit, Side, Verdict, ids, limit, pct};
+use crate::host_sample::Series;
+use wireperf_doctor::goodput::format_bps;
 
 /// A rate within this share of a ceiling has reached it (headers, slow start and the last
 /// partial interval keep a full link a little under its goodput).
@@ -33,14 +33,6 @@ const LOSS_SHARE: f64 = 0.001;
 const DROP_SHARE: f64 = 0.001;
 /// A TCP segment's payload, to estimate segments when the sender's counters were not seen.
 const MSS_ESTIMATE: f64 = 1448.0;
-
-pub(super) fn pct(x: f64) -> String {
-    format!("{:.0}%", x * 100.0)
-}
-
-pub(super) fn limit(id: &str, side: Side, strength: f64, evidence: Vec<String>, fix: Vec<String>) -> Limit {
-    Limit { limit: id.to_string(), side, evidence, fix, strength }
-}
 
 /// The verdict for one direction.
 pub fn diagnose(dir: &Direction, hosts: Hosts<'_>) -> Verdict {
@@ -67,7 +59,7 @@ pub fn diagnose(dir: &Direction, hosts: Hosts<'_>) -> Verdict {
         }
     }
     disk(dir, &mut found);
-    super::path::path_bottleneck(dir, hosts, host_bound, &mut found);
+    crate::path_rule::path_bottleneck(dir, hosts, host_bound, &mut found);
     found.sort_by(|a, b| b.strength.total_cmp(&a.strength));
     // Verdicts are read on the client: a fix for the server's host says where to run it.
     for l in found.iter_mut().filter(|l| l.side == Side::Server) {
@@ -101,7 +93,7 @@ fn ceilings(dir: &Direction, hosts: Hosts<'_>, found: &mut Vec<Limit>) {
         // Judged against the payload the shaper lets through (the suite's ceiling), not its
         // raw rate: a TCP flow through a 600 Mbit/s tbf carries at most 574 Mbit/s.
         let shaped = f.shaper.as_ref().filter(|(_, bps)| side == sender && *bps > 0).map(|(kind, bps)| {
-            let (tcp, udp) = crate::goodput::shaped_goodput(*bps, f.mtu.unwrap_or(1500));
+            let (tcp, udp) = wireperf_doctor::goodput::shaped_goodput(*bps, f.mtu.unwrap_or(1500));
             (kind, *bps, if dir.udp { udp } else { tcp })
         });
         if let Some((kind, bps, goodput)) = shaped.filter(|(_, _, g)| *g > 0 && rate >= AT_CEILING * *g as f64) {
@@ -343,7 +335,7 @@ fn loss(
 fn cpu(dir: &Direction, s: &Series, side: Side, role: Role, found: &mut Vec<Limit>) -> bool {
     let shares = s.cpu_shares();
     let mine = s.own_main_cpu();
-    let saturated = |c: &&super::series::CpuShare| c.busy >= CPU_SATURATED;
+    let saturated = |c: &&crate::deltas::CpuShare| c.busy >= CPU_SATURATED;
     let on_mine = mine.and_then(|m| shares.iter().filter(saturated).find(|c| c.cpu == m.cpu));
     let Some(hot) = on_mine.or_else(|| shares.iter().filter(saturated).max_by(|a, b| a.busy.total_cmp(&b.busy))) else {
         return false;
@@ -398,7 +390,7 @@ fn cpu(dir: &Direction, s: &Series, side: Side, role: Role, found: &mut Vec<Limi
     let iface = s.iface.as_deref().unwrap_or("IFACE");
     if net_share >= 0.4 && s.rps_off() == Some(true) && shares.len() > 1 {
         let others: Vec<u32> = shares.iter().filter(|c| c.cpu != hot.cpu).map(|c| c.cpu as u32).collect();
-        let mask = crate::read::procfs::cpu_mask(&others);
+        let mask = wireperf_doctor::read::procfs::cpu_mask(&others);
         ev.push(format!("RPS is off on {iface}"));
         fix.push(format!("spread receive work: echo {mask} > /sys/class/net/{iface}/queues/rx-0/rps_cpus"));
         fix.push(format!(

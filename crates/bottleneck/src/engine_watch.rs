@@ -1,18 +1,21 @@
 //! The bottleneck finder wired to a test: start a watch of this host before a test, turn the
-//! finished report into per-direction figures, and ask the doctor's rules for a verdict per
-//! direction (with the far host's series when a wireperf server sent one).
+//! finished report into per-direction figures, and ask the live rules ([`crate::live_rules`])
+//! for a verdict per direction (with the far host's series when a wireperf server sent one).
 //!
-//! Shared by the client's `--why`, the suite's phases and selftest, so the figures a verdict
-//! reads come from one place: the `end` object of the client's report.
+//! Shared by the client's `--why`, the server, the suite's phases and selftest, so the figures
+//! a verdict reads come from one place: the `end` object of the client's report.
 
 use std::net::{IpAddr, ToSocketAddrs};
 use std::time::Duration;
 
+use crate::diagnosis::{Direction, Hosts, Verdict};
+use crate::host_sample::Series;
+use crate::sampler::{Watch, WatchConfig};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use wireperf_doctor::share::{ShareSource, SharedHost};
-use wireperf_doctor::watch::{self, Direction, Hosts, Series, Verdict, Watch, WatchConfig};
 use wireperf_engine::{Event, Observer, ServerOutput};
+use wireperf_latency::engine_echo::ServerEcho;
 use wireperf_protocol::schema::{DropUnit, End, Summary, TestReport};
 
 /// What a wireperf server returns under `wireperf_watch`: its host's series, its TCP
@@ -33,7 +36,7 @@ pub struct WatchReply {
 pub const DECLINED_KEY: &str = "declined";
 /// What the client says for such a server.
 pub const DECLINED: &str = "the server shares nothing of its host (it runs with --no-share-host)";
-/// What [`crate::bottleneck`]'s rules say when the far host was not seen; replaced by
+/// What [`crate::live_rules`] say when the far host was not seen; replaced by
 /// [`DECLINED`] for a server that declined.
 const NOT_SEEN_PREFIX: &str = "the server's host was not seen";
 
@@ -92,9 +95,9 @@ pub struct SenderLimits {
 /// Starts watching this host for a test to or from `peer` (the interface is the route's).
 /// `None` when the watcher thread cannot start; the caller then reports that nothing was seen.
 pub fn start_watch(peer: Option<IpAddr>, interval: Duration) -> Option<Watch> {
-    let ((iface, facts), setup_ns) = watch::cost::measured(|| {
+    let ((iface, facts), setup_ns) = crate::cost::measured(|| {
         let iface = peer.and_then(wireperf_doctor::interface_for);
-        let facts = watch::facts::read_live(iface.as_deref());
+        let facts = crate::facts::read_live(iface.as_deref());
         (iface, facts)
     });
     let mut cfg = WatchConfig::live(iface, interval);
@@ -225,7 +228,10 @@ pub fn parse_reply(v: &Value) -> Option<WatchReply> {
 /// One verdict per direction of `report`.
 pub fn verdicts(report: &TestReport, client: Option<&Series>, server: Option<&WatchReply>) -> Vec<Verdict> {
     let hosts = Hosts { client, server: server.map(|r| &r.series) };
-    directions(report, server.and_then(|r| r.tcp_sender)).iter().map(|d| watch::diagnose(d, hosts)).collect()
+    directions(report, server.and_then(|r| r.tcp_sender))
+        .iter()
+        .map(|d| crate::live_rules::diagnose(d, hosts))
+        .collect()
 }
 
 /// Both hosts' per-CPU load over the test (`{"client": …, "server": …}`, a host that was not
@@ -315,7 +321,7 @@ impl Observer for ServerWatch {
             // Only for a client that will ask for the series: the watcher is a thread, /proc
             // reads every second and `ethtool -S` twice, which a stock client never reads.
             Event::WatchRequested if self.watch.is_none() && *self.share != HostSharing::Nothing => {
-                let (iface, setup_ns) = watch::cost::measured(|| self.peer.and_then(wireperf_doctor::interface_for));
+                let (iface, setup_ns) = crate::cost::measured(|| self.peer.and_then(wireperf_doctor::interface_for));
                 let mut cfg = WatchConfig::live(iface, Duration::from_secs(1));
                 cfg.setup_ns = setup_ns;
                 self.watch = Watch::start(cfg).ok();
@@ -342,8 +348,8 @@ impl Observer for ServerWatch {
         let mut series = self.series.take()?;
         // The facts and the doctor run once, after the streams ended: `tc`, `ethtool` and the
         // kernel log are read off the test's time and charged to the watch's cost.
-        let ((facts, host), ns) = watch::cost::measured(|| {
-            let facts = watch::facts::read_live(series.iface.as_deref());
+        let ((facts, host), ns) = crate::cost::measured(|| {
+            let facts = crate::facts::read_live(series.iface.as_deref());
             (facts, wireperf_doctor::share::inspect_for_peer(series.iface.as_deref(), source, self.started_us))
         });
         series.facts = facts;
@@ -361,6 +367,17 @@ impl Drop for ServerWatch {
             w.stop();
         }
     }
+}
+
+/// A server test's observer with everything a wireperf server offers beside the iperf3
+/// protocol: the host watch and its doctor (`--why`, the suite; not with
+/// [`HostSharing::Nothing`]) and the latency echo (`--latency`, [`ServerEcho`]). It lives
+/// here, not in `wireperf-latency`, because this crate already depends on that one.
+pub fn server_observer(
+    inner: Box<dyn Observer + Send>,
+    share: std::sync::Arc<HostSharing>,
+) -> Box<dyn Observer + Send> {
+    Box::new(ServerEcho::new(Box::new(ServerWatch::new(inner, share))))
 }
 
 #[cfg(test)]

@@ -14,9 +14,9 @@ use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::cost::{self, Meter, WatchCost};
-use super::sample::{HostFacts, Sample, Series, read_driver_counters, read_rps, read_sample};
-use super::threads::ThreadTracker;
+use crate::cost::{self, Meter, WatchCost};
+use crate::host_sample::{HostFacts, Sample, Series, read_driver_counters, read_rps, read_sample};
+use crate::threads::ThreadTracker;
 
 /// Samples kept per watch (10 minutes at 1 s, about 1 MB of JSON for a 2-CPU host: the
 /// results exchange must stay small). The rules read the first and the last sample.

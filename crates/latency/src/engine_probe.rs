@@ -6,8 +6,8 @@
 //! [`LatencySummary`] the same way. The probes run on threads of their own; the engine's
 //! data path is not touched. Against a wireperf server they are echo probes (a UDP echo and a
 //! TCP request/response connection the server offers when the parameters ask,
-//! `wireperf_latency`; see [`wireperf_latency::echo_wire`]); against a stock iperf3 server,
-//! which sends no offer, TCP connects to its port ([`wireperf_latency::prober`]).
+//! `wireperf_latency`; see [`crate::echo_wire`]); against a stock iperf3 server,
+//! which sends no offer, TCP connects to its port ([`crate::prober`]).
 //!
 //! Which kind of server it is shows only after the parameters went out, so the idle connect
 //! probes still run before the cookie (below); when an offer then arrives, the echo measures
@@ -28,13 +28,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::advice::{LocalQueue, parse_tc_backlog};
+use crate::echo_prober;
+use crate::echo_wire::{EchoOffer, Token};
+use crate::prober::{self, Prober, ProberConfig};
+use crate::sample::{Phase, Probe};
+use crate::summary::LatencySummary;
 use serde_json::Value;
 use wireperf_engine::{Event, Observer, ServerOutput};
-use wireperf_latency::advice::{LocalQueue, parse_tc_backlog};
-use wireperf_latency::echo_prober;
-use wireperf_latency::echo_wire::{EchoOffer, Token};
-use wireperf_latency::prober::{self, Prober, ProberConfig};
-use wireperf_latency::{LatencySummary, Phase, Probe};
 use wireperf_protocol::schema::TestReport;
 
 /// How to probe.
@@ -50,6 +51,17 @@ impl Default for LatencyConfig {
     /// A probe every 100 ms, 10 idle ones (1 s before the load).
     fn default() -> Self {
         LatencyConfig { interval: Duration::from_millis(100), idle_probes: 10 }
+    }
+}
+
+/// Shortest and longest probe interval accepted, ms: faster probes would themselves load a
+/// slow link; slower ones give too few samples in a 10 s test.
+pub const INTERVAL_MS: std::ops::RangeInclusive<u64> = 10..=5000;
+
+impl LatencyConfig {
+    /// The default settings with a probe every `interval_ms` (`--latency-interval`).
+    pub fn every_ms(interval_ms: u64) -> Self {
+        LatencyConfig { interval: Duration::from_millis(interval_ms), ..LatencyConfig::default() }
     }
 }
 
@@ -305,5 +317,13 @@ mod tests {
         };
         assert_eq!(stream_rtts(&r), vec![1.5]);
         assert_eq!(method(true), "tcp_connect+tcpi_rtt");
+    }
+
+    #[test]
+    fn every_ms_keeps_the_idle_probes() {
+        let c = LatencyConfig::every_ms(50);
+        assert_eq!(c.interval, Duration::from_millis(50));
+        assert_eq!(c.idle_probes, LatencyConfig::default().idle_probes);
+        assert!(INTERVAL_MS.contains(&10) && INTERVAL_MS.contains(&5000) && !INTERVAL_MS.contains(&5));
     }
 }

@@ -10,10 +10,10 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::cost::WatchCost;
-use super::parse::{self, CpuTimes};
-use crate::read::procfs::parse_softnet;
-use crate::snapshot::SoftnetRow;
+use crate::cost::WatchCost;
+use crate::parse::{self, CpuTimes};
+use wireperf_doctor::read::procfs::parse_softnet;
+use wireperf_doctor::snapshot::SoftnetRow;
 
 /// The MIB counters the rules read (`/proc/net/snmp` and `/proc/net/netstat`), kept by name so
 /// a sample stays small enough to travel in the results exchange.
@@ -171,7 +171,7 @@ pub fn read_sample(base: &Path, iface: Option<&str>, t: f64) -> Sample {
 /// The driver counters of `iface` (`ethtool -S`; empty when ethtool or the driver has none).
 pub fn read_driver_counters(iface: &str) -> BTreeMap<String, u64> {
     let argv = ["ethtool".to_string(), "-S".to_string(), iface.to_string()];
-    crate::read::commands::run(&argv).map(|t| parse::parse_ethtool_stats(&t)).unwrap_or_default()
+    wireperf_doctor::read::commands::run(&argv).map(|t| parse::parse_ethtool_stats(&t)).unwrap_or_default()
 }
 
 /// The `rps_cpus` masks of `iface`'s receive queues, in queue order.

@@ -10,7 +10,7 @@
 
 use std::fmt::Write;
 
-use super::verdict::Verdict;
+use crate::diagnosis::Verdict;
 
 /// The verdict as lines (no trailing newline on the last).
 pub fn render(v: &Verdict) -> String {

@@ -3,11 +3,11 @@
 
 use std::collections::BTreeMap;
 
-use super::sample::HostFacts;
-use crate::goodput::Limit;
-use crate::read::KernelLogSource;
-use crate::root::Root;
-use crate::snapshot::{BusKind, LinkSnapshot};
+use crate::host_sample::HostFacts;
+use wireperf_doctor::goodput::Limit;
+use wireperf_doctor::read::KernelLogSource;
+use wireperf_doctor::root::Root;
+use wireperf_doctor::snapshot::{BusKind, LinkSnapshot};
 
 /// The sysctls a fix for a window or socket-buffer limit would change.
 pub const SYSCTLS: &[&str] = &[
@@ -22,17 +22,17 @@ pub const SYSCTLS: &[&str] = &[
 pub fn read_live(iface: Option<&str>) -> HostFacts {
     let mut f = HostFacts { sysctls: read_sysctls(&Root::live()), ..Default::default() };
     let Some(iface) = iface else { return f };
-    let opts = crate::InspectOptions {
+    let opts = wireperf_doctor::InspectOptions {
         interfaces: vec![iface.to_string()],
         kernel_log: KernelLogSource::Off,
         ..Default::default()
     };
-    if let Ok(report) = crate::inspect(&opts)
+    if let Ok(report) = wireperf_doctor::inspect(&opts)
         && let Some(link) = report.interfaces.first().map(|i| &i.link)
     {
         link_facts(link, &mut f);
     }
-    if let Ok(Some(r)) = crate::root_rate_limit(iface) {
+    if let Ok(Some(r)) = wireperf_doctor::root_rate_limit(iface) {
         f.shaper = Some((r.kind, r.rate_bps));
     }
     f
@@ -68,14 +68,14 @@ pub fn read_sysctls(root: &Root) -> BTreeMap<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::Duplex;
+    use wireperf_doctor::snapshot::Duplex;
 
     fn link(bus: BusKind) -> LinkSnapshot {
         LinkSnapshot {
             speed_mbps: Some(10_000),
             mtu: Some(1500),
             bus: Some(bus),
-            goodput: Some(crate::theoretical_goodput(10_000, Some(Duplex::Full), 1500, None)),
+            goodput: Some(wireperf_doctor::theoretical_goodput(10_000, Some(Duplex::Full), 1500, None)),
             ..Default::default()
         }
     }

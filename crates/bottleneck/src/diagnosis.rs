@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::sample::Series;
+use crate::host_sample::Series;
 
 /// Stable ids of the limits (documented in docs/bottleneck.md; never renamed).
 pub mod ids {
@@ -233,4 +233,14 @@ impl Side {
             Side::Path => "path",
         }
     }
+}
+
+/// A share as a whole percent in evidence lines (`0.42` → `42%`).
+pub(crate) fn pct(x: f64) -> String {
+    format!("{:.0}%", x * 100.0)
+}
+
+/// A found limit; the rules (`live_rules.rs`, `path_rule.rs`) build theirs with it.
+pub(crate) fn limit(id: &str, side: Side, strength: f64, evidence: Vec<String>, fix: Vec<String>) -> Limit {
+    Limit { limit: id.to_string(), side, evidence, fix, strength }
 }

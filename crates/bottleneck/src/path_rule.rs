@@ -8,9 +8,8 @@
 //! queue is its overflow, not a bad cable, so this rule takes `path-loss`'s place and cites its
 //! figures; `path-loss` stays for loss without a filling queue.
 
-use super::rules::{limit, pct};
-use super::verdict::{Direction, Hosts, Limit, RoundTrips, Side, ids};
-use crate::goodput::format_bps;
+use crate::diagnosis::{Direction, Hosts, Limit, RoundTrips, Side, ids, limit, pct};
+use wireperf_doctor::goodput::format_bps;
 
 /// The probes' loaded median at least this much above their idle one, ms (and
 /// [`RISE_RATIO`] times it): a queue, not a scheduler's hiccup.

@@ -1,13 +1,14 @@
 //! `--why`: watch the hosts during a test and name what held each direction back.
 //!
-//! The watching itself lives in `wireperf_suite::bottleneck` (shared with the suite and
+//! The watching itself is [`crate::engine_watch`] (shared with the server, the suite and
 //! selftest); this module renders the client's verdicts and what the watching cost each host:
 //! below iperf3's summary (text) or under the report's `wireperf` key (`-J`). Without `--why`
 //! nothing here runs, and plain iperf3 output is unchanged.
 
+use crate::diagnosis::Verdict;
+use crate::host_sample::Series;
 use serde_json::{Value, json};
 use wireperf_doctor::share::SharedHost;
-use wireperf_doctor::watch::{self, Series, Verdict};
 use wireperf_protocol::schema::TestReport;
 
 /// What the watch cost each host: this one's series and the far host's, when it sent one.
@@ -44,7 +45,7 @@ impl Watched<'_> {
 pub fn render_text(verdicts: &[Verdict], watched: Watched<'_>) -> String {
     let mut out = String::from("\n");
     for v in verdicts {
-        out.push_str(&watch::render::render(v));
+        out.push_str(&crate::verdict_text::render(v));
         out.push('\n');
     }
     if let Some(h) = watched.server_host {
@@ -98,7 +99,7 @@ pub fn json_with_verdicts(report: &TestReport, verdicts: &[Verdict], watched: Wa
 #[cfg(test)]
 mod tests {
     use super::*;
-    use wireperf_doctor::watch::WatchCost;
+    use crate::cost::WatchCost;
 
     #[test]
     fn cost_lines_and_json_per_watched_host() {

@@ -3,10 +3,11 @@
 
 use std::collections::BTreeMap;
 
-use super::parse::CpuTimes;
-use super::sample::{HostFacts, Sample, Series};
-use super::verdict::{Direction, Hosts, RoundTrips, Side, ids};
-use super::{diagnose, render::render};
+use crate::diagnosis::{Direction, Hosts, RoundTrips, Side, ids};
+use crate::host_sample::{HostFacts, Sample, Series};
+use crate::live_rules::diagnose;
+use crate::parse::CpuTimes;
+use crate::verdict_text::render;
 
 /// A two-sample series over `secs` seconds with `cpus` per-CPU deltas (busy ticks by kind).
 fn series(secs: f64, cpus: &[CpuTimes], mib: &[(&str, u64)], nic: &[(&str, u64)]) -> Series {
@@ -312,7 +313,7 @@ fn the_json_shape_round_trips() {
     for k in ["limit", "side", "evidence", "fix", "also", "direction", "far_side_seen"] {
         assert!(j.get(k).is_some(), "missing {k}: {j}");
     }
-    let back: super::Verdict = serde_json::from_value(j).unwrap();
+    let back: crate::diagnosis::Verdict = serde_json::from_value(j).unwrap();
     assert_eq!(back.main.limit, v.main.limit);
     let s: Series = serde_json::from_str(&serde_json::to_string(&c).unwrap()).unwrap();
     assert_eq!(s, c);

@@ -1,16 +1,16 @@
 //! Server side of `--latency`: offers a client that asks (`wireperf_latency`) a latency echo
 //! for its test, and closes it when the test ends.
 //!
-//! The echo itself is [`wireperf_latency::echo::EchoServer`] (a UDP echo and one TCP
+//! The echo itself is [`crate::echo::EchoServer`] (a UDP echo and one TCP
 //! request/response connection, for this test's client only, rate- and size-capped). This
 //! observer only ties its life to the test's: started at the parameters, stopped at
 //! [`Event::End`] or when the test's observer is dropped (a test that failed midway).
 
 use std::net::SocketAddr;
 
+use crate::echo::EchoServer;
 use serde_json::Value;
 use wireperf_engine::{Event, Observer, ServerOutput};
-use wireperf_latency::echo::EchoServer;
 
 /// Wraps a server test's observer with the latency echo.
 pub struct ServerEcho {
@@ -23,18 +23,6 @@ impl ServerEcho {
     pub fn new(inner: Box<dyn Observer + Send>) -> Self {
         Self { inner, echo: None }
     }
-}
-
-/// A server test's observer with everything a wireperf server offers beside the iperf3
-/// protocol: the host watch and its doctor (`--why`, the suite; not with
-/// [`HostSharing::Nothing`]) and the latency echo (`--latency`).
-///
-/// [`HostSharing::Nothing`]: crate::bottleneck::HostSharing::Nothing
-pub fn server_observer(
-    inner: Box<dyn Observer + Send>,
-    share: std::sync::Arc<crate::bottleneck::HostSharing>,
-) -> Box<dyn Observer + Send> {
-    Box::new(ServerEcho::new(Box::new(crate::bottleneck::ServerWatch::new(inner, share))))
 }
 
 impl Observer for ServerEcho {

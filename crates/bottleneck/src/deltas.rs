@@ -3,8 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::parse::CpuTimes;
-use super::sample::Series;
+use crate::host_sample::Series;
+use crate::parse::CpuTimes;
 
 /// One CPU's shares of its time over the watch (0–1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -59,7 +59,7 @@ impl Series {
         self.samples.len() >= 2 && self.elapsed() > 0.0
     }
 
-    fn ends(&self) -> Option<(&super::sample::Sample, &super::sample::Sample)> {
+    fn ends(&self) -> Option<(&crate::host_sample::Sample, &crate::host_sample::Sample)> {
         if !self.usable() {
             return None;
         }
@@ -135,7 +135,7 @@ impl Series {
         if b.softnet.is_empty() {
             return None;
         }
-        let sum = |s: &super::sample::Sample| {
+        let sum = |s: &crate::host_sample::Sample| {
             s.softnet.iter().fold((0u64, 0u64), |(d, q), r| (d + r.dropped, q + r.time_squeeze))
         };
         let ((ad, aq), (bd, bq)) = (sum(a), sum(b));
@@ -147,7 +147,7 @@ impl Series {
         if self.rps_cpus.is_empty() {
             return None;
         }
-        Some(self.rps_cpus.iter().all(|m| crate::read::procfs::mask_is_zero(m)))
+        Some(self.rps_cpus.iter().all(|m| wireperf_doctor::read::procfs::mask_is_zero(m)))
     }
 
     /// Per CPU, how long the test's threads ran there and waited for it over the watch.
