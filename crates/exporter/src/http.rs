@@ -18,6 +18,7 @@ use axum::routing::get;
 use std::collections::HashMap;
 use std::sync::Arc;
 use tokio::time::Instant;
+use wireperf_engine::EngineTuning;
 
 /// Everything the probe handlers share.
 #[derive(Debug)]
@@ -30,6 +31,8 @@ pub struct ExporterState {
     pub timeouts: TimeoutPolicy,
     /// Defaults for missing query parameters.
     pub defaults: SpecDefaults,
+    /// The engine's data-path settings for the probes' clients.
+    pub tuning: EngineTuning,
 }
 
 /// The exporter's routes.
@@ -71,7 +74,7 @@ async fn probe(
     };
     let deadline = started + timeout;
     st.health.started();
-    let rep = crate::probe::run(&spec, &st.limiter, started, deadline).await;
+    let rep = crate::probe::run(&spec, &st.tuning, &st.limiter, started, deadline).await;
     let failure = rep.outcome.as_ref().err();
     st.health.finished(rep.duration.as_secs_f64(), failure.map(|f| f.reason));
     if let Some(f) = failure {

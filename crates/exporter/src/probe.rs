@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Duration;
 use tokio::time::Instant;
 use wireperf_engine::event::NullObserver;
-use wireperf_engine::{ClientConfig, EngineError, run_client};
+use wireperf_engine::{ClientConfig, EngineError, EngineTuning, run_client};
 use wireperf_latency::Phase;
 use wireperf_latency::engine_probe::{LatencyConfig, LatencyProbe};
 use wireperf_protocol::params::DEFAULT_UDP_RATE;
@@ -131,7 +131,13 @@ impl TestRun<'_> {
 }
 
 /// Runs one probe and reports what happened; returns by `deadline` whatever the target does.
-pub async fn run(spec: &ProbeSpec, limiter: &Limiter, started: Instant, deadline: Instant) -> ProbeReport {
+pub async fn run(
+    spec: &ProbeSpec,
+    tuning: &EngineTuning,
+    limiter: &Limiter,
+    started: Instant,
+    deadline: Instant,
+) -> ProbeReport {
     let mut rep = ProbeReport {
         host: spec.host.clone(),
         port: spec.port,
@@ -148,7 +154,8 @@ pub async fn run(spec: &ProbeSpec, limiter: &Limiter, started: Instant, deadline
             let remaining = deadline.saturating_duration_since(Instant::now());
             let reserve = extra_per_test(spec);
             rep.test_seconds = clamp_duration(spec.duration, per_test(remaining, rounds, reserve));
-            let cfg = client_config(spec, rep.test_seconds, remaining);
+            let mut cfg = client_config(spec, rep.test_seconds, remaining);
+            cfg.tuning = tuning.clone();
             let latency = spec.latency.then(|| (Phase::of_test(spec.reverse, spec.bidir), LatencyConfig::default()));
             let interrupt = StopOnDrop(Arc::new(AtomicBool::new(false)));
             let flag = Arc::clone(&interrupt.0);
@@ -231,7 +238,7 @@ mod tests {
         let limiter = Limiter::new(1, 1);
         let rep = rt.block_on(async {
             let now = Instant::now();
-            run(&s, &limiter, now, now + Duration::from_secs(5)).await
+            run(&s, &EngineTuning::default(), &limiter, now, now + Duration::from_secs(5)).await
         });
         let f = rep.outcome.unwrap_err();
         assert_eq!(f.reason, "refused", "{f:?}");
@@ -249,7 +256,7 @@ mod tests {
         let limiter = Limiter::new(1, 1);
         let rep = rt.block_on(async {
             let now = Instant::now();
-            run(&s, &limiter, now, now + Duration::from_secs(5)).await
+            run(&s, &EngineTuning::default(), &limiter, now, now + Duration::from_secs(5)).await
         });
         let f = rep.outcome.unwrap_err();
         assert_eq!(f.reason, "refused", "the reason a single test would give: {f:?}");
@@ -268,7 +275,7 @@ mod tests {
         let limiter = Limiter::new(1, 1);
         let rep = rt.block_on(async {
             let now = Instant::now();
-            run(&s, &limiter, now, now + Duration::from_millis(800)).await
+            run(&s, &EngineTuning::default(), &limiter, now, now + Duration::from_millis(800)).await
         });
         let f = rep.outcome.unwrap_err();
         assert_eq!(f.reason, "timeout", "{f:?}");

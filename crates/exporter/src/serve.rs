@@ -9,6 +9,7 @@ use crate::limits::Limiter;
 use crate::params::SpecDefaults;
 use std::sync::Arc;
 use std::time::Duration;
+use wireperf_engine::EngineTuning;
 
 /// How to serve `/probe` and `/metrics`.
 #[derive(Debug, Clone)]
@@ -27,6 +28,9 @@ pub struct ExporterConfig {
     pub timeout: Duration,
     /// Subtracted from Prometheus' scrape timeout, so the answer arrives in time.
     pub timeout_offset: Duration,
+    /// The engine's data-path settings for every probe's client (the cli fills it from the
+    /// environment, as for `wireperf -c`).
+    pub tuning: EngineTuning,
 }
 
 /// Runs the exporter until the process is stopped.
@@ -38,6 +42,7 @@ pub fn run(cfg: &ExporterConfig) -> Result<(), Error> {
         health: Health::new(),
         timeouts: TimeoutPolicy { max: cfg.timeout, offset: cfg.timeout_offset },
         defaults: SpecDefaults { port: cfg.default_port, duration: cfg.default_duration.max(1) },
+        tuning: cfg.tuning.clone(),
     };
     eprintln!("wireperf exporter listening on http://{local} (/probe, /metrics)");
     serve_blocking(listener, router(Arc::new(state)))

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use wireperf_engine::event::NullObserver;
-use wireperf_engine::{ClientConfig, Event, Observer, Outcome, Server, ServerConfig, ServerHooks};
+use wireperf_engine::{ClientConfig, EngineTuning, Event, Observer, Outcome, Server, ServerConfig, ServerHooks};
 use wireperf_protocol::outcome::words::rate;
 
 /// What to run.
@@ -143,8 +143,15 @@ impl ServerHooks for Quiet {
 }
 
 /// Upload over loopback to a server in this process: what the host itself can move.
-pub fn loopback_baseline(secs: u32, parallel: u32) -> Result<f64, String> {
-    let cfg = ServerConfig { port: 0, bind: Some([127, 0, 0, 1].into()), interval: None, ..Default::default() };
+/// Both ends use `tuning`, the suite's own (the engine's settings from the environment).
+pub fn loopback_baseline(secs: u32, parallel: u32, tuning: &EngineTuning) -> Result<f64, String> {
+    let cfg = ServerConfig {
+        port: 0,
+        bind: Some([127, 0, 0, 1].into()),
+        interval: None,
+        tuning: tuning.clone(),
+        ..Default::default()
+    };
     let server = Server::bind(cfg).map_err(|e| e.to_string())?;
     let port = server.local_addr().map_err(|e| e.to_string())?.port();
     let stop = Arc::new(AtomicBool::new(false));
@@ -155,6 +162,7 @@ pub fn loopback_baseline(secs: u32, parallel: u32) -> Result<f64, String> {
     let mut c = ClientConfig::new("127.0.0.1", Default::default());
     c.port = port;
     c.interval = None;
+    c.tuning = tuning.clone();
     let r = run_phase(
         &c,
         Phase::Upload,
@@ -223,7 +231,7 @@ pub fn run_suite(cfg: &SuiteConfig, progress: &mut dyn Progress, interrupt: &Ato
         .fold(f64::INFINITY, f64::min);
     if cfg.baseline && verdicts.iter().any(|v| v.grade == Grade::Slow) && !interrupt.load(Ordering::Relaxed) {
         progress.note("a direction is slow: measuring this host over loopback");
-        match loopback_baseline(cfg.time.clamp(1, 3), cfg.parallel) {
+        match loopback_baseline(cfg.time.clamp(1, 3), cfg.parallel, &cfg.base.tuning) {
             Ok(bps) => {
                 loopback_baseline_bps = Some(bps);
                 remarks.push(if bps > 2.0 * slowest {

@@ -54,6 +54,7 @@ impl ExporterArgs {
             default_duration: self.default_duration,
             timeout: secs(self.timeout),
             timeout_offset: secs(self.timeout_offset),
+            tuning: crate::shared::tuning::from_env(),
         }
     }
 }

@@ -38,7 +38,15 @@ impl ServerHooks for QuietHooks {
 
 /// Runs the selftest; returns the exit status (1 if a phase failed).
 pub fn run(a: &SelftestArgs) -> i32 {
-    let cfg = ServerConfig { port: 0, bind: Some([127, 0, 0, 1].into()), interval: None, ..Default::default() };
+    // The environment's engine tuning (docs/performance.md) applies to both ends, as in `-s`/`-c`.
+    let tuning = crate::shared::tuning::from_env();
+    let cfg = ServerConfig {
+        port: 0,
+        bind: Some([127, 0, 0, 1].into()),
+        interval: None,
+        tuning: tuning.clone(),
+        ..Default::default()
+    };
     let server = match Server::bind(cfg) {
         Ok(s) => s,
         Err(e) => {
@@ -63,6 +71,7 @@ pub fn run(a: &SelftestArgs) -> i32 {
     let mut base = ClientConfig::new("127.0.0.1", Default::default());
     base.port = port;
     base.connect_timeout = Some(Duration::from_secs(5));
+    base.tuning = tuning;
     let suite = SuiteConfig {
         base,
         time: a.time,

@@ -152,6 +152,7 @@ impl SuiteArgs {
         base.family = family(a.v4, a.v6);
         base.bind = a.bind;
         base.connect_timeout = Some(Duration::from_secs(10));
+        base.tuning = crate::shared::tuning::from_env();
         SuiteConfig {
             base,
             time: a.time,
