@@ -12,10 +12,10 @@
 //! without a timeout of their own, so they simply start late.
 
 mod acceptor;
+mod one_test;
 mod policy;
 mod record;
 mod registry;
-mod test;
 
 pub use crate::auth::{AuthContext, AuthHook, Authorizer};
 pub use record::{Limit, RecordKind, ServerRecord, bytes_moved};
@@ -306,7 +306,7 @@ impl Server {
         let thread = std::thread::Builder::new()
             .name(format!("wireperf-test-{test_no}"))
             .spawn(move || {
-                let outcome = test::serve_test(ctrl, addr, cookie, &cfg, obs.as_mut(), &acc);
+                let outcome = one_test::serve_test(ctrl, addr, cookie, &cfg, obs.as_mut(), &acc);
                 let _ = done.send(Inbound::TestDone(test_no, Box::new(outcome)));
             })
             .map_err(|err| EngineError::Ctrl { op: "start a thread for", err })?;
