@@ -41,9 +41,11 @@
 //! - `session`: what client and server share about one test: the stream plan from
 //!   `TestParams` (who sends on stream i, the `--bidir` split, budgets, length) and the end of
 //!   the test (`end`, diskfile, extras, intervals, the results for the peer).
+//! - `driver`: the control loop both roles run (send, wait, wake, clock, the session's
+//!   events), each role supplying what differs, and the measured test both keep.
 //! - [`client`]: a whole client run.
 //! - [`server`]: the listener, the acceptor, the test registry and queue, per-test policy
-//!   (limits, authentication), operator log records, and one server test (`server::test`).
+//!   (limits, authentication), operator log records, and one server test (`server::one_test`).
 
 #![forbid(unsafe_code)]
 
@@ -52,6 +54,7 @@ pub mod client;
 pub mod config;
 mod ctrl;
 mod diskfile;
+mod driver;
 pub mod error;
 pub mod event;
 mod extras;

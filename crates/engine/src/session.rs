@@ -3,8 +3,9 @@
 //! wireperf's extras, the intervals, and the results this side sends its peer).
 //!
 //! The two roles mirror each other: every rule here is stated from the client's point of view
-//! and the server takes the other side of it. What stays in `client` and `server::test` is what
-//! the protocol makes different: who connects, who ends the test, who sends results first.
+//! and the server takes the other side of it. The loop both run is `driver`; what stays in
+//! `client` and `server::one_test` is what the protocol makes different: who connects, who
+//! ends the test, who sends results first.
 
 use crate::event::{Event, Observer};
 use crate::running::TestRun;

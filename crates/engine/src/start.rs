@@ -22,7 +22,7 @@ pub(crate) fn now_timestamp() -> Timestamp {
 }
 
 /// Formats Unix seconds as iperf3 does (the one formatter lives with the protocol).
-pub use wireperf_protocol::clock::rfc1123;
+pub use wireperf_protocol::datetime::rfc1123;
 
 /// `start.test_start` from the parameters and this side's report interval (`-i`; 0 = none).
 pub(crate) fn test_start(p: &TestParams, interval: Option<std::time::Duration>) -> TestStart {

@@ -73,6 +73,13 @@ impl ProbeResults {
     }
 }
 
+/// A test's flows, as [`crate::series::Series::of`] reads them.
+impl AsRef<[Flow]> for ProbeResults {
+    fn as_ref(&self) -> &[Flow] {
+        self.flows()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@
 //! noise. The throughput is the receiver's rate, the one `wireperf_received_bits_per_second`
 //! publishes for each test, so the series' mean is the mean of those gauges.
 
-use crate::results::{Direction, ProbeResults};
+use wireperf_protocol::outcome::{Direction, Flow};
 use wireperf_stats::Summary;
 
 /// Confidence level of the series' interval, percent.
@@ -33,10 +33,11 @@ pub struct Series {
 }
 
 impl Series {
-    /// Summarizes `tests` per direction.
-    pub fn of(tests: &[ProbeResults]) -> Self {
+    /// Summarizes `tests` per direction. A test is anything that lends its flows (a probe's
+    /// `ProbeResults`), so this module needs nothing of `results`, which holds a `Series`.
+    pub fn of<T: AsRef<[Flow]>>(tests: &[T]) -> Self {
         let mut order: Vec<Direction> = Vec::new();
-        for f in tests.iter().flat_map(|t| t.flows()) {
+        for f in tests.iter().flat_map(|t| t.as_ref()) {
             if !order.contains(&f.direction) {
                 order.push(f.direction);
             }
@@ -46,7 +47,7 @@ impl Series {
             .filter_map(|direction| {
                 let rates: Vec<f64> = tests
                     .iter()
-                    .flat_map(|t| t.flows())
+                    .flat_map(|t| t.as_ref())
                     .filter(|f| f.direction == direction)
                     .filter_map(|f| f.received.map(|r| r.bits_per_second))
                     .collect();
@@ -60,7 +61,7 @@ impl Series {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::{Flow, TestOutcome};
+    use crate::results::{ProbeResults, TestOutcome};
     use wireperf_protocol::outcome::{Counter, Peer, Side, Tally};
 
     fn tally(bps: f64, counted_by: Counter) -> Option<Tally> {
@@ -115,6 +116,6 @@ mod tests {
 
     #[test]
     fn no_tests_no_series() {
-        assert_eq!(Series::of(&[]), Series::default());
+        assert_eq!(Series::of::<ProbeResults>(&[]), Series::default());
     }
 }

@@ -16,7 +16,7 @@
 //!   loss/jitter/out-of-order accounting (jitter and the UDP pacing schedule are the engine's
 //!   [`wireperf_engine::timing`], shared with the iperf3 streams).
 //! - [`event`]: what the engine reports while running (connections, intervals, totals).
-//! - [`engine`]: threads and blocking sockets: the client, the server, TCP and UDP streams.
+//! - [`streams`]: threads and blocking sockets: the client, the server, TCP and UDP streams.
 //! - [`output`]: renderers — iperf 2 text, CSV, and the JSON `TestReport`.
 //! - [`run`]: one test ([`run::Test`]) run to its output, and [`run::client_report`] for the
 //!   suite. (`--iperf2` flags are parsed in the `cli` crate.)
@@ -24,10 +24,10 @@
 #![forbid(unsafe_code)]
 
 pub mod config;
-pub mod engine;
 pub mod event;
 pub mod output;
 pub mod run;
 pub mod stats;
+pub mod streams;
 pub mod units;
 pub mod wire;

@@ -3,9 +3,9 @@
 //! into a [`Test`] in the `cli` crate.)
 
 use crate::config::*;
-use crate::engine::{self, EngineError};
 use crate::event::Event;
 use crate::output::{Format, JsonCollector, Output, Role, TextRenderer};
+use crate::streams::{self, EngineError};
 use crate::units::{bits_adaptive, bytes_adaptive};
 use std::sync::mpsc;
 use wireperf_protocol::schema::{HostPort, Start, TestStart, Timestamp};
@@ -35,8 +35,8 @@ pub fn run(test: &Test, format: Format, enhanced: bool) -> i32 {
     let (tx, rx) = mpsc::channel::<Event>();
     let job = test.clone();
     let worker = std::thread::spawn(move || match &job {
-        Test::Client(c) => engine::run_client(c, tx),
-        Test::Server(s) => engine::run_server(s, tx),
+        Test::Client(c) => streams::run_client(c, tx),
+        Test::Server(s) => streams::run_server(s, tx),
     });
     for e in rx {
         out.handle(&e);
@@ -142,7 +142,7 @@ pub fn client_report(c: &ClientConfig) -> (wireperf_protocol::schema::TestReport
     let mut collector = JsonCollector::new(Role::Client, json_start(&low), c.proto == Proto::Udp);
     let (tx, rx) = mpsc::channel::<Event>();
     let cfg = c.clone();
-    let worker = std::thread::spawn(move || engine::run_client(&cfg, tx));
+    let worker = std::thread::spawn(move || streams::run_client(&cfg, tx));
     for e in rx {
         collector.handle(&e);
     }
@@ -160,7 +160,7 @@ fn json_start(low: &Test) -> Start {
         version: format!("wireperf {} {}", env!("CARGO_PKG_VERSION"), wireperf_protocol::outcome::IPERF2_MODE),
         system_info: wireperf_sys::system_info(),
         timestamp: Some(Timestamp {
-            time: wireperf_protocol::clock::rfc1123(now),
+            time: wireperf_protocol::datetime::rfc1123(now),
             timesecs: now,
             timemillisecs: Some(now * 1000),
         }),

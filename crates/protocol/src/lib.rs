@@ -19,7 +19,7 @@
 //!   document (client- or server-written, iperf3 or iperf 2 peer); [`outcome::words`] has the
 //!   one human rate format and percent change. Every reader of results goes through it.
 //! - [`client`] / [`server`]: the control-connection state machines of each side.
-//! - [`clock`]: Unix seconds as iperf3's RFC 1123 timestamp and the history's RFC 3339 text.
+//! - [`datetime`]: Unix seconds as iperf3's RFC 1123 timestamp and the history's RFC 3339 text.
 //! - [`udp`]: the UDP datagram header and the UDP "connect" handshake bytes.
 //! - `auth` (feature `auth`): the RSA authentication token: make, decrypt, check, no replay.
 //! - `json_num` (private): lenient number reading for what stock peers write (`-1` printed as
@@ -28,8 +28,8 @@
 #[cfg(feature = "auth")]
 pub mod auth;
 pub mod client;
-pub mod clock;
 pub mod cookie;
+pub mod datetime;
 pub mod errno;
 pub mod frame;
 pub mod outcome;

@@ -1,7 +1,7 @@
 //! The history's clock: the current Unix time, written as RFC 3339 UTC text (the formatter lives
 //! in the protocol crate) so that the stored `time` column sorts and compares as text.
 
-pub use wireperf_protocol::clock::rfc3339_utc;
+pub use wireperf_protocol::datetime::rfc3339_utc;
 
 /// The current unix time (0 if the clock is before 1970).
 pub fn now_unix() -> i64 {

@@ -8,8 +8,8 @@
 use clap::ValueEnum;
 use std::path::{Path, PathBuf};
 use wireperf_engine::{ClientConfig, ServerConfig};
-use wireperf_protocol::IperfErrno;
 use wireperf_latency::engine_probe::LatencyConfig;
+use wireperf_protocol::IperfErrno;
 use wireperf_suite::series::RepeatConfig;
 
 /// A parameter error.

@@ -12,10 +12,10 @@
 //! without a timeout of their own, so they simply start late.
 
 mod acceptor;
+mod one_test;
 mod policy;
 mod record;
 mod registry;
-mod test;
 
 pub use crate::auth::{AuthContext, AuthHook, Authorizer};
 pub use record::{Limit, RecordKind, ServerRecord, bytes_moved};
@@ -113,30 +113,21 @@ impl Server {
             self.cfg.max_half_open.max(1),
         )
         .map_err(EngineError::Listen)?;
-        let mut reg: Registry<Active, Waiting> =
-            Registry::new(self.cfg.max_tests, self.cfg.max_tests_per_client, self.cfg.queue_max);
-        let mut test_no = 0u64;
-        let mut banner_due = true;
+        let reg = Registry::new(self.cfg.max_tests, self.cfg.max_tests_per_client, self.cfg.queue_max);
+        let mut s = Serving { server: self, hooks, reg, tx, test_no: 0, banner_due: true, draining: Draining::No };
         let mut idle_since = Instant::now();
-        let mut draining = Draining::No;
         loop {
-            let idle = reg.running_count() == 0 && reg.waiting_count() == 0;
-            if idle && draining == Draining::Yes {
+            let idle = s.reg.running_count() == 0 && s.reg.waiting_count() == 0;
+            if idle && s.draining == Draining::Yes {
                 break;
             }
-            if idle && banner_due {
-                hooks.listening(port, test_no + 1);
-                banner_due = false;
+            if idle && s.banner_due {
+                s.hooks.listening(port, s.test_no + 1);
+                s.banner_due = false;
                 idle_since = Instant::now();
             }
-            if stop.load(Ordering::Relaxed) && draining == Draining::No {
-                draining = Draining::Yes;
-                for a in reg.running() {
-                    let _ = a.notify.send(Wake::Interrupt);
-                }
-                for w in reg.evict_waiting(|_| false) {
-                    refuse(hooks, w.sock, w.addr, "the server is shutting down", Some(w.since.elapsed()), None);
-                }
+            if stop.load(Ordering::Relaxed) && s.draining == Draining::No {
+                s.drain();
                 continue;
             }
             let idle_expired = self.cfg.idle_timeout.is_some_and(|idle| idle_since.elapsed() >= idle);
@@ -147,89 +138,117 @@ impl Server {
                 // iperf3 restarts an idle server quietly: no new banner, same number.
                 idle_since = Instant::now();
             }
-            self.tend_queue(&mut reg, &mut test_no, hooks, &tx);
+            s.tend_queue();
             let msg = match rx.recv_timeout(Duration::from_millis(100)) {
                 Ok(m) => m,
                 Err(_) => continue,
             };
             match msg {
-                Inbound::Greeted { sock, addr, cookie, seq } => {
-                    if let Some(a) = reg.by_cookie(&cookie) {
-                        if a.accepting.load(Ordering::Acquire) {
-                            let _ = a.notify.send(Wake::DataConn(sock, seq));
-                        } else {
-                            let why =
-                                format!("a connection with the cookie of test {} outside stream setup", a.test_no);
-                            refuse(hooks, sock, addr, &why, None, None);
-                        }
-                        continue;
-                    }
-                    let arrived = SystemTime::now();
-                    if draining == Draining::Yes {
-                        refuse(hooks, sock, addr, "the server is finishing its last test", None, None);
-                        continue;
-                    }
-                    match reg.admit(addr.ip()) {
-                        Ok(()) => self.launch(&mut reg, &mut test_no, hooks, &tx, sock, addr, cookie, arrived),
-                        Err(full) if self.cfg.queue.is_some() => {
-                            let w = Waiting { sock, addr, cookie, arrived, since: Instant::now() };
-                            let _ = w.sock.set_nonblocking(true);
-                            match reg.enqueue(addr.ip(), w) {
-                                Ok(()) => {
-                                    let rec =
-                                        ServerRecord::new(RecordKind::Queued, Some(addr)).because(full.describe());
-                                    hooks.record(&rec);
-                                }
-                                Err(w) => {
-                                    let why = format!("{}, and the queue is full", full.describe());
-                                    refuse(hooks, w.sock, w.addr, &why, None, Some(Limit::QueueMax));
-                                }
-                            }
-                        }
-                        Err(full) => refuse(hooks, sock, addr, &full.describe(), None, Some(full.limit())),
-                    }
-                }
+                Inbound::Greeted { sock, addr, cookie, seq } => s.greeted(sock, addr, cookie, seq),
                 Inbound::Note(line, addr) => {
                     let rec = ServerRecord::new(RecordKind::Dropped, addr).because(line);
-                    hooks.record(&rec);
+                    s.hooks.record(&rec);
                 }
                 Inbound::TestDone(no, outcome) => {
-                    if let Some(a) = reg.remove_test(no) {
-                        let _ = a.thread.join();
-                        hooks.record(&ServerRecord::done(no, a.addr, a.started.elapsed(), &outcome));
-                    }
-                    hooks.test_done(no, &outcome);
-                    banner_due = true;
+                    s.test_done(no, &outcome);
                     if self.cfg.one_off || stop.load(Ordering::Relaxed) {
-                        draining = Draining::Yes;
+                        s.draining = Draining::Yes;
                     }
                 }
             }
         }
         shutdown.store(true, Ordering::Relaxed);
         let _ = acceptor.join();
-        for a in reg.drain_running() {
+        for a in s.reg.drain_running() {
             let _ = a.notify.send(Wake::Interrupt);
             let _ = a.thread.join();
         }
         Ok(())
     }
+}
+
+/// The serve loop's state: the tests running and waiting, and the channel tests report on.
+struct Serving<'a> {
+    server: &'a Server,
+    hooks: &'a mut dyn ServerHooks,
+    reg: Registry<Active, Waiting>,
+    /// Where a test thread reports that it is done.
+    tx: Sender<Inbound>,
+    /// The last test number given.
+    test_no: u64,
+    /// The next idle moment prints the `Server listening` banner.
+    banner_due: bool,
+    draining: Draining,
+}
+
+impl Serving<'_> {
+    /// Stops taking tests: interrupts the running ones and turns the waiting ones away.
+    fn drain(&mut self) {
+        self.draining = Draining::Yes;
+        for a in self.reg.running() {
+            let _ = a.notify.send(Wake::Interrupt);
+        }
+        for w in self.reg.evict_waiting(|_| false) {
+            refuse(self.hooks, w.sock, w.addr, "the server is shutting down", Some(w.since.elapsed()), None);
+        }
+    }
+
+    /// A connection that sent its cookie: a data connection of a test in stream setup, or a
+    /// new test, started, queued or refused.
+    fn greeted(&mut self, sock: TcpStream, addr: SocketAddr, cookie: [u8; COOKIE_SIZE], seq: u64) {
+        if let Some(a) = self.reg.by_cookie(&cookie) {
+            if a.accepting.load(Ordering::Acquire) {
+                let _ = a.notify.send(Wake::DataConn(sock, seq));
+            } else {
+                let why = format!("a connection with the cookie of test {} outside stream setup", a.test_no);
+                refuse(self.hooks, sock, addr, &why, None, None);
+            }
+            return;
+        }
+        let arrived = SystemTime::now();
+        if self.draining == Draining::Yes {
+            refuse(self.hooks, sock, addr, "the server is finishing its last test", None, None);
+            return;
+        }
+        match self.reg.admit(addr.ip()) {
+            Ok(()) => self.launch(sock, addr, cookie, arrived),
+            Err(full) if self.server.cfg.queue.is_some() => {
+                let w = Waiting { sock, addr, cookie, arrived, since: Instant::now() };
+                let _ = w.sock.set_nonblocking(true);
+                match self.reg.enqueue(addr.ip(), w) {
+                    Ok(()) => {
+                        let rec = ServerRecord::new(RecordKind::Queued, Some(addr)).because(full.describe());
+                        self.hooks.record(&rec);
+                    }
+                    Err(w) => {
+                        let why = format!("{}, and the queue is full", full.describe());
+                        refuse(self.hooks, w.sock, w.addr, &why, None, Some(Limit::QueueMax));
+                    }
+                }
+            }
+            Err(full) => refuse(self.hooks, sock, addr, &full.describe(), None, Some(full.limit())),
+        }
+    }
+
+    /// A test thread ended: join it, record how it went, and show the banner when idle.
+    fn test_done(&mut self, no: u64, outcome: &Outcome) {
+        if let Some(a) = self.reg.remove_test(no) {
+            let _ = a.thread.join();
+            self.hooks.record(&ServerRecord::done(no, a.addr, a.started.elapsed(), outcome));
+        }
+        self.hooks.test_done(no, outcome);
+        self.banner_due = true;
+    }
 
     /// Drops queued clients that left or waited too long (busy answer), and starts those for
     /// whom a slot is free.
-    fn tend_queue(
-        &self,
-        reg: &mut Registry<Active, Waiting>,
-        test_no: &mut u64,
-        hooks: &mut dyn ServerHooks,
-        tx: &Sender<Inbound>,
-    ) {
-        if reg.waiting_count() == 0 {
+    fn tend_queue(&mut self) {
+        if self.reg.waiting_count() == 0 {
             return;
         }
-        let limit = self.cfg.queue.unwrap_or_default();
+        let limit = self.server.cfg.queue.unwrap_or_default();
         let mut left = Vec::new();
-        let expired = reg.evict_waiting(|w| {
+        let expired = self.reg.evict_waiting(|w| {
             if gone(&w.sock) {
                 left.push((w.addr, w.since.elapsed()));
                 return false;
@@ -241,72 +260,59 @@ impl Server {
                 continue;
             }
             let why = format!("no slot became free within --queue {}s", limit.as_secs());
-            refuse(hooks, w.sock, w.addr, &why, Some(w.since.elapsed()), Some(Limit::Queue));
+            refuse(self.hooks, w.sock, w.addr, &why, Some(w.since.elapsed()), Some(Limit::Queue));
         }
         for (addr, waited) in left {
             let mut rec = ServerRecord::new(RecordKind::Dropped, Some(addr)).because("the client left the queue");
             rec.duration = Some(waited);
-            hooks.record(&rec);
+            self.hooks.record(&rec);
         }
-        while let Some(w) = reg.next_admissible() {
+        while let Some(w) = self.reg.next_admissible() {
             let _ = w.sock.set_nonblocking(false);
-            self.launch(reg, test_no, hooks, tx, w.sock, w.addr, w.cookie, w.arrived);
+            self.launch(w.sock, w.addr, w.cookie, w.arrived);
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn launch(
-        &self,
-        reg: &mut Registry<Active, Waiting>,
-        test_no: &mut u64,
-        hooks: &mut dyn ServerHooks,
-        tx: &Sender<Inbound>,
-        sock: TcpStream,
-        addr: SocketAddr,
-        cookie: [u8; COOKIE_SIZE],
-        arrived: SystemTime,
-    ) {
-        *test_no += 1;
-        let no = *test_no;
-        match self.start_test(no, sock, addr, cookie, arrived, hooks, tx.clone()) {
+    fn launch(&mut self, sock: TcpStream, addr: SocketAddr, cookie: [u8; COOKIE_SIZE], arrived: SystemTime) {
+        self.test_no += 1;
+        let no = self.test_no;
+        match self.start_test(no, sock, addr, cookie, arrived) {
             Ok(a) => {
                 let mut rec = ServerRecord::new(RecordKind::Accepted, Some(addr));
                 rec.test = Some(no);
-                hooks.record(&rec);
-                reg.insert(cookie, no, addr.ip(), a);
+                self.hooks.record(&rec);
+                self.reg.insert(cookie, no, addr.ip(), a);
             }
             Err(e) => {
                 let mut rec = ServerRecord::new(RecordKind::Failed, Some(addr)).because(e.to_string());
                 rec.test = Some(no);
-                hooks.record(&rec);
+                self.hooks.record(&rec);
             }
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn start_test(
-        &self,
+        &mut self,
         test_no: u64,
         sock: TcpStream,
         addr: SocketAddr,
         cookie: [u8; COOKIE_SIZE],
         arrived: SystemTime,
-        hooks: &mut dyn ServerHooks,
-        done: Sender<Inbound>,
     ) -> Result<Active, EngineError> {
         // A client that stops reading cannot park the test thread in a write forever.
-        let _ = sock.set_write_timeout(Some(self.cfg.ctrl_timeout));
+        let _ = sock.set_write_timeout(Some(self.server.cfg.ctrl_timeout));
         let ctrl = Ctrl::new(sock).map_err(|err| EngineError::Ctrl { op: "read from", err })?;
         let notify = ctrl.notifier();
         let accepting = Arc::new(AtomicBool::new(false));
-        let mut obs = hooks.new_test(test_no);
-        let mut cfg = self.cfg.clone();
+        let mut obs = self.hooks.new_test(test_no);
+        let mut cfg = self.server.cfg.clone();
         cfg.auth = cfg.auth.map(|h| h.for_test(AuthContext { client: Some(addr), arrived }));
         let acc = Arc::clone(&accepting);
+        let done = self.tx.clone();
         let thread = std::thread::Builder::new()
             .name(format!("wireperf-test-{test_no}"))
             .spawn(move || {
-                let outcome = test::serve_test(ctrl, addr, cookie, &cfg, obs.as_mut(), &acc);
+                let outcome = one_test::serve_test(ctrl, addr, cookie, &cfg, obs.as_mut(), &acc);
                 let _ = done.send(Inbound::TestDone(test_no, Box::new(outcome)));
             })
             .map_err(|err| EngineError::Ctrl { op: "start a thread for", err })?;

@@ -45,7 +45,7 @@ pub(crate) fn client_stream(
     }));
     let len = cfg.len.unwrap_or(DEFAULT_UDP_LEN).max(UDP_EXT_HEADER_LEN);
     let mut buf = pattern(len);
-    let hdr = super::client::client_header(cfg).encode(UDP_HDR_LEN);
+    let hdr = super::client_header::client_header(cfg).encode(UDP_HDR_LEN);
     buf[UDP_HDR_LEN..UDP_HDR_LEN + hdr.len()].copy_from_slice(&hdr);
     let ctx = StreamCtx { shared: shared.clone(), id, dir: Dir::Send, tag: Tag::Plain, group };
     let mut tick = Ticker::new(shared.interval);

@@ -1,56 +1,15 @@
-//! The client: builds the test header, opens `-P` streams, and for `-d`/`-r` listens for the
+//! The client: opens `-P` streams with the test header, and for `-d`/`-r` listens for the
 //! server's connect-back on the `-L` port.
 
+use super::client_header::client_header;
 use super::net::{connect_tcp, listen_tcp, resolve, wildcard};
 use super::{EngineError, Shared, StreamCtx, tcp, udp};
 use crate::config::{ClientConfig, Mode, Proto, Stop};
 use crate::event::{ConnInfo, Dir, Event, Group, Tag};
-use crate::wire::*;
 use std::net::{SocketAddr, TcpListener};
 use std::sync::mpsc::Sender;
 use std::thread;
 use std::time::{Duration, Instant};
-
-/// The header a 2.1.8 client would send for this configuration.
-pub(crate) fn client_header(cfg: &ClientConfig) -> ClientHeader {
-    let mut flags = HEADER_EXTEND;
-    let mut upper = 0u16;
-    match cfg.mode {
-        Mode::Normal => {}
-        Mode::Dual => flags |= HEADER_VERSION1 | RUN_NOW,
-        Mode::Tradeoff => flags |= HEADER_VERSION1,
-        Mode::FullDuplex => {
-            flags |= HEADER_VERSION2;
-            upper |= UPPER_FULLDUPLEX;
-        }
-        Mode::Reverse => {
-            flags |= HEADER_VERSION2;
-            upper |= UPPER_REVERSE;
-        }
-    }
-    if cfg.proto == Proto::Udp {
-        flags |= HEADER_SEQNO64B;
-    }
-    let amount = match cfg.stop {
-        Stop::Time(d) => Amount::Centis((d.as_millis() / 10).min(0x7FFF_FFFF) as u32),
-        Stop::Bytes(b) => Amount::Bytes(b.min(0x7FFF_FFFF) as u32),
-    };
-    ClientHeader {
-        flags,
-        num_threads: cfg.threads as i32,
-        port: cfg.listen_port.unwrap_or(cfg.port),
-        buf_len: cfg.len.map_or(0, |l| l as i32),
-        win_band: 0,
-        amount,
-        ext: Some(HeaderExt {
-            upper_flags: upper,
-            version_u: ClientHeader::VERSION_U,
-            version_l: ClientHeader::VERSION_L,
-            rate: if cfg.proto == Proto::Udp { cfg.rate } else { 0 },
-            ..HeaderExt::default()
-        }),
-    }
-}
 
 /// Runs a client test to the end, reporting on `tx`.
 pub fn run_client(cfg: &ClientConfig, tx: Sender<Event>) -> Result<(), EngineError> {

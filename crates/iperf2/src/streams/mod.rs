@@ -3,6 +3,7 @@
 //! iperf3 engine.
 
 mod client;
+mod client_header;
 mod net;
 mod server;
 mod tcp;
