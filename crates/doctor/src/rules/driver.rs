@@ -1,6 +1,6 @@
 //! Driver rules: R5 firmware-missing, R15 vendor-driver, R16 tx-timeouts.
 
-use super::{Ctx, Outcome, Severity, finding, fix, sample_lines};
+use super::parts::{Ctx, Outcome, Severity, finding, fix, sample_lines};
 use crate::adapters;
 use crate::read::kernel_log::EventKind;
 

@@ -1,6 +1,6 @@
 //! Link rules: link-down, R2 half-duplex, speed-below-capability, R14 link-flaps, R9 mtu-locked.
 
-use super::{Ctx, Outcome, Severity, finding, fix, flap_evidence};
+use super::parts::{Ctx, Outcome, Severity, finding, fix, flap_evidence};
 use crate::adapters;
 use crate::snapshot::Duplex;
 

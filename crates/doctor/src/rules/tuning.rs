@@ -1,7 +1,7 @@
 //! Tuning rules: R7 rps-off, R10 small-rings, R11 coalescing, R12 txqueuelen, R13 socket-buffers.
 //! Their fixes are the safe, reversible ones `--apply` may perform.
 
-use super::{Action, Ctx, Outcome, Severity, finding, fix, with_apply};
+use super::parts::{Action, Ctx, Outcome, Severity, finding, fix, with_apply};
 use crate::read::procfs::{cpu_mask, mask_is_zero, sysctl_path};
 
 /// R7: one RX queue, several CPUs, RPS off.

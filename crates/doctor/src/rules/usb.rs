@@ -1,7 +1,7 @@
 //! USB rules: R1 generic-usb-driver, R3 usb2-link, R4 usb-bus-limit, R6 usb-protocol-errors,
 //! R17 usb-autosuspend.
 
-use super::{Ctx, Outcome, Severity, finding, fix, flap_evidence, sample_lines, usb_error_events};
+use super::parts::{Ctx, Outcome, Severity, finding, fix, flap_evidence, sample_lines, usb_error_events};
 use crate::adapters::{self, UsbGen};
 use crate::read::kernel_log::EventKind;
 use crate::snapshot::UsbInfo;
