@@ -155,7 +155,7 @@ pub async fn run(
             let reserve = extra_per_test(spec);
             rep.test_seconds = clamp_duration(spec.duration, per_test(remaining, rounds, reserve));
             let mut cfg = client_config(spec, rep.test_seconds, remaining);
-            cfg.tuning = tuning.clone();
+            cfg.tuning = *tuning;
             let latency = spec.latency.then(|| (Phase::of_test(spec.reverse, spec.bidir), LatencyConfig::default()));
             let interrupt = StopOnDrop(Arc::new(AtomicBool::new(false)));
             let flag = Arc::clone(&interrupt.0);

@@ -42,7 +42,7 @@ pub fn run(cfg: &ExporterConfig) -> Result<(), Error> {
         health: Health::new(),
         timeouts: TimeoutPolicy { max: cfg.timeout, offset: cfg.timeout_offset },
         defaults: SpecDefaults { port: cfg.default_port, duration: cfg.default_duration.max(1) },
-        tuning: cfg.tuning.clone(),
+        tuning: cfg.tuning,
     };
     eprintln!("wireperf exporter listening on http://{local} (/probe, /metrics)");
     serve_blocking(listener, router(Arc::new(state)))

@@ -149,7 +149,7 @@ pub fn loopback_baseline(secs: u32, parallel: u32, tuning: &EngineTuning) -> Res
         port: 0,
         bind: Some([127, 0, 0, 1].into()),
         interval: None,
-        tuning: tuning.clone(),
+        tuning: *tuning,
         ..Default::default()
     };
     let server = Server::bind(cfg).map_err(|e| e.to_string())?;
@@ -162,7 +162,7 @@ pub fn loopback_baseline(secs: u32, parallel: u32, tuning: &EngineTuning) -> Res
     let mut c = ClientConfig::new("127.0.0.1", Default::default());
     c.port = port;
     c.interval = None;
-    c.tuning = tuning.clone();
+    c.tuning = *tuning;
     let r = run_phase(
         &c,
         Phase::Upload,

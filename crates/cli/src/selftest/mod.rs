@@ -44,7 +44,7 @@ pub fn run(a: &SelftestArgs) -> i32 {
         port: 0,
         bind: Some([127, 0, 0, 1].into()),
         interval: None,
-        tuning: tuning.clone(),
+        tuning: tuning,
         ..Default::default()
     };
     let server = match Server::bind(cfg) {
