@@ -40,13 +40,7 @@ impl ServerHooks for QuietHooks {
 pub fn run(a: &SelftestArgs) -> i32 {
     // The environment's engine tuning (docs/performance.md) applies to both ends, as in `-s`/`-c`.
     let tuning = crate::shared::tuning::from_env();
-    let cfg = ServerConfig {
-        port: 0,
-        bind: Some([127, 0, 0, 1].into()),
-        interval: None,
-        tuning: tuning,
-        ..Default::default()
-    };
+    let cfg = ServerConfig { port: 0, bind: Some([127, 0, 0, 1].into()), interval: None, tuning, ..Default::default() };
     let server = match Server::bind(cfg) {
         Ok(s) => s,
         Err(e) => {

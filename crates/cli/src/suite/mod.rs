@@ -2,13 +2,15 @@
 
 mod args;
 mod baseline;
+mod finished;
 mod render;
 
 pub use args::SuiteArgs;
 pub use render::render;
 
 use crate::shared::progress::LiveProgress;
-use render::{render_comparison, render_gates, render_series};
+use finished::Finished;
+use wireperf_store::significance::Significance;
 use wireperf_suite::SuiteResult;
 use wireperf_suite::gates;
 use wireperf_suite::series::{RepeatConfig, SeriesResult, run_series};
@@ -79,54 +81,94 @@ fn stored_findings(result: &SuiteResult) -> serde_json::Value {
 /// failed; with a gate (`--expect-min`, `--expect-max-loaded-latency`) 0 met, 1 missed, 2
 /// could not test.
 pub fn run(a: &SuiteArgs) -> i32 {
-    let cfg = a.config();
-    let gates = a.gates();
     let repeat = a.repeat();
-    if a.warmup > 0 && repeat.as_ref().is_none_or(|r| a.warmup >= r.rounds) {
-        let rounds = repeat.as_ref().map_or(1, |r| r.rounds);
-        eprintln!(
-            "wireperf suite: error - --warmup {} leaves no round of {rounds} to count (add --repeat N above it)",
-            a.warmup
-        );
+    if let Err(e) = check_warmup(a, repeat.as_ref()) {
+        eprintln!("wireperf suite: error - {e}");
         // A flag error, as clap's are: 1, before anything ran.
         return 1;
     }
     // The baseline is found before anything runs: a typo is said now, not after the test.
-    let baseline = match &a.compare_to {
-        None => None,
-        Some(b) => match wireperf_store::Store::open_default(a.db.as_deref())
-            .map_err(|e| e.to_string())
-            .and_then(|store| baseline::resolve(&store, b, &a.host))
-        {
-            Ok(id) => Some(id),
-            Err(e) => {
-                eprintln!("wireperf suite: --compare-to: {e}");
-                return 2;
-            }
-        },
+    let baseline = match a.compare_to.as_ref().map(|b| resolve_baseline(a, b)).transpose() {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("wireperf suite: --compare-to: {e}");
+            return 2;
+        }
     };
     let interrupt = crate::shared::signals::interrupt_flag();
     let mut progress = LiveProgress::new(a.json);
     let started = std::time::Instant::now();
     let once = RepeatConfig { rounds: 1, warmup: 0, level: 95.0, width_pct: None };
-    let series = run_series(&cfg, repeat.as_ref().unwrap_or(&once), &mut progress, &interrupt);
+    let series = run_series(&a.config(), repeat.as_ref().unwrap_or(&once), &mut progress, &interrupt);
     drop(progress);
     let saved = if a.no_save { None } else { save_all(a, &series, repeat.is_some()) };
-    let comparison = baseline.zip(saved.as_ref()).and_then(|(base, ids)| {
-        let level = a.significance.unwrap_or(wireperf_store::significance::LEVEL);
-        let compared = wireperf_store::Store::open_default(a.db.as_deref())
-            .and_then(|store| store.compare_sets_at(&[base], &[ids.head], level));
-        match compared {
-            Ok(c) => Some((base, c.significance)),
-            Err(e) => {
-                eprintln!("wireperf suite: warning - cannot compare with run {base}: {e}");
-                None
-            }
+    let comparison = baseline.zip(saved.as_ref()).and_then(|(base, ids)| compare(a, base, ids));
+    let checked = check_gates(a, &series, comparison.as_ref());
+    let done = Finished { series, is_series: repeat.is_some(), saved, comparison, checked };
+    let json = match done.json() {
+        Ok(j) => j,
+        Err(e) => {
+            eprintln!("wireperf: error - {e}");
+            return 2;
         }
-    });
-    let mut results = if gates.is_empty() { Vec::new() } else { gates::check(&gates, &series) };
-    if let Some(pct) = a.fail_on_regression {
-        match &comparison {
+    };
+    if let Err(e) = done.write_files(a, &json, started.elapsed()) {
+        eprintln!("wireperf: error - {e}");
+        return 2;
+    }
+    if a.json {
+        outln!("{json}");
+    } else {
+        out!("{}", done.text());
+    }
+    done.exit_status()
+}
+
+/// `--warmup` must leave a round to count.
+fn check_warmup(a: &SuiteArgs, repeat: Option<&RepeatConfig>) -> Result<(), String> {
+    if a.warmup > 0 && repeat.is_none_or(|r| a.warmup >= r.rounds) {
+        let rounds = repeat.map_or(1, |r| r.rounds);
+        return Err(format!("--warmup {} leaves no round of {rounds} to count (add --repeat N above it)", a.warmup));
+    }
+    Ok(())
+}
+
+/// The stored run `--compare-to` names (last, an id or a label).
+fn resolve_baseline(a: &SuiteArgs, name: &baseline::Baseline) -> Result<wireperf_store::RunId, String> {
+    let store = wireperf_store::Store::open_default(a.db.as_deref()).map_err(|e| e.to_string())?;
+    baseline::resolve(&store, name, &a.host)
+}
+
+/// This run (as saved) against its baseline, per direction; `None` after a warning when the
+/// history cannot be read.
+fn compare(
+    a: &SuiteArgs,
+    base: wireperf_store::RunId,
+    ids: &wireperf_store::SeriesIds,
+) -> Option<(wireperf_store::RunId, Significance)> {
+    let level = a.significance.unwrap_or(wireperf_store::significance::LEVEL);
+    let compared = wireperf_store::Store::open_default(a.db.as_deref())
+        .and_then(|store| store.compare_sets_at(&[base], &[ids.head], level));
+    match compared {
+        Ok(c) => Some((base, c.significance)),
+        Err(e) => {
+            eprintln!("wireperf suite: warning - cannot compare with run {base}: {e}");
+            None
+        }
+    }
+}
+
+/// The gates' results (`--expect-*` and `--fail-on-regression`), or `None` when none was asked.
+fn check_gates(
+    a: &SuiteArgs,
+    series: &SeriesResult,
+    comparison: Option<&(wireperf_store::RunId, Significance)>,
+) -> Option<Vec<gates::GateResult>> {
+    let asked = a.gates();
+    let mut results = if asked.is_empty() { Vec::new() } else { gates::check(&asked, series) };
+    let pct = a.fail_on_regression;
+    if let Some(pct) = pct {
+        match comparison {
             Some((_, sig)) => results.extend(baseline::regression_gates(sig, pct)),
             None => results.push(gates::GateResult {
                 name: "fail-on-regression".into(),
@@ -137,91 +179,7 @@ pub fn run(a: &SuiteArgs) -> i32 {
             }),
         }
     }
-    let checked = (!gates.is_empty() || a.fail_on_regression.is_some()).then_some(results);
-    let mut doc = match (&repeat, series.rounds.last()) {
-        (None, Some(r)) => serde_json::to_value(r).unwrap_or_default(),
-        _ => serde_json::to_value(&series).unwrap_or_default(),
-    };
-    if let Some(obj) = doc.as_object_mut() {
-        match &saved {
-            None => {}
-            Some(ids) if repeat.is_none() => {
-                obj.insert("saved_run".into(), serde_json::json!(ids.head.0));
-            }
-            Some(ids) => {
-                obj.insert("saved_series".into(), serde_json::json!(ids.head.0));
-                obj.insert("saved_runs".into(), serde_json::json!(ids.rounds.iter().map(|i| i.0).collect::<Vec<_>>()));
-            }
-        }
-        if let Some((base, sig)) = &comparison {
-            let mut c = serde_json::to_value(sig).unwrap_or_default();
-            if let Some(o) = c.as_object_mut() {
-                o.insert("baseline".into(), serde_json::json!(base.0));
-            }
-            obj.insert("comparison".into(), c);
-        }
-        if let Some(g) = &checked {
-            obj.insert("gates".into(), serde_json::to_value(g).unwrap_or_default());
-        }
-    }
-    let json = match serde_json::to_string_pretty(&doc) {
-        Ok(j) => j,
-        Err(e) => {
-            eprintln!("wireperf: error - cannot encode the result: {e}");
-            return 2;
-        }
-    };
-    if let Some(path) = &a.json_file
-        && let Err(e) = std::fs::write(path, format!("{json}\n"))
-    {
-        eprintln!("wireperf: error - cannot write the JSON result to {}: {e}", path.display());
-        return 2;
-    }
-    if let (Some(path), Some(g)) = (&a.junit, &checked)
-        && let Err(e) = std::fs::write(path, gates::junit_xml(g, started.elapsed().as_secs_f64()))
-    {
-        eprintln!("wireperf: error - cannot write the JUnit file {}: {e}", path.display());
-        return 2;
-    }
-    if a.json {
-        outln!("{json}");
-    } else {
-        if repeat.is_some() {
-            out!("{}", render_series(&series));
-        } else if let Some(r) = series.rounds.last() {
-            out!("{}", render(r));
-        }
-        if let Some((base, sig)) = &comparison {
-            out!("{}", render_comparison(*base, sig));
-        }
-        if let Some(g) = &checked {
-            out!("{}", render_gates(g));
-        }
-        match (&saved, repeat.is_some()) {
-            (None, _) => {}
-            (Some(ids), false) => outln!("\nsaved as run #{} (wireperf history show {})", ids.head.0, ids.head.0),
-            (Some(ids), true) => {
-                let rounds = match (ids.rounds.first(), ids.rounds.last()) {
-                    (Some(f), Some(l)) => format!("rounds #{}-#{}", f.0, l.0),
-                    _ => "no rounds".into(),
-                };
-                outln!("\nsaved as series #{} ({rounds}; wireperf history show {})", ids.head.0, ids.head.0);
-            }
-        }
-    }
-    match &checked {
-        Some(g) => {
-            let code = gates::exit_code(&series, g);
-            // One line on stderr that a script's log shows: why it did not pass.
-            if let Some(miss) = g.iter().find(|x| x.status != gates::GateStatus::Met) {
-                eprintln!("wireperf suite: gate {}: {}", miss.name, miss.message);
-            } else if code == 2 {
-                eprintln!("wireperf suite: a phase failed: the gates could not be judged");
-            }
-            code
-        }
-        None => i32::from(!series.all_ok()),
-    }
+    (!asked.is_empty() || pct.is_some()).then_some(results)
 }
 
 /// Saves a single run as the run it is, a series as one series (its head with the
