@@ -32,6 +32,11 @@ Method (see docs/performance.md and BENCHMARKS.md):
   on the sampler thread), in percent of one core: this figure does not depend on the noise
   that the throughput ratio suffers. A wireperf server samples only when the client asks, so
   the run without --why has no sampling on either host.
+- Latency probes' cost: the same with --latency (the probes beside the test, echoed by the
+  wireperf server) over without, at each -P of --why-streams.
+- --cpus LIST: every client and server runs under `taskset -c LIST`; `--cpus 0` models a
+  one-core host (a Pi 3 under load, a router), where each cycle a tool spends is one the
+  kernel's network stack does not get.
 """
 
 import argparse
@@ -70,7 +75,7 @@ CASES = {
     "tcpZ": ("TCP -Z", ["-Z"]),
     "udp": (f"UDP {UDP_LEN} B max rate, loss < {LOSS_LIMIT}%", None),
 }
-EXTRAS = ("memory", "limit", "why")
+EXTRAS = ("memory", "limit", "why", "latency")
 # Flags of a client run that a peer may not have; the case is n/a for a peer without them.
 OPTIONAL_FLAGS = ("-Z", "--skip-rx-copy", "--gsro")
 DEFAULT_PEERS = (
@@ -128,13 +133,15 @@ class Veth:
 
 
 class Env:
-    def __init__(self, name):
+    def __init__(self, name, cpus=None):
         self.name = name
+        # `--cpus LIST`: both ends run under `taskset -c LIST` (a one-core host: `--cpus 0`).
+        self.pin = ["taskset", "-c", cpus] if cpus else []
 
     def prefix(self, side):
         if self.name == "loopback":
-            return []
-        return ["ip", "netns", "exec", NS_S if side == "client" else NS_R]
+            return list(self.pin)
+        return ["ip", "netns", "exec", NS_S if side == "client" else NS_R] + self.pin
 
     def server_addr(self):
         return "127.0.0.1" if self.name == "loopback" else ADDR_R
@@ -398,8 +405,10 @@ def main():
                     help="memory (peak RSS, -P 8/-P 128), limit (-Z --skip-rx-copy reference), "
                          "why (--why sampling cost); 'none' for none")
     ap.add_argument("--mem-streams", default="8,128", help="-P values of the memory table")
-    ap.add_argument("--why-streams", default="1", help="-P values of the --why sampling cost rows")
+    ap.add_argument("--why-streams", default="1", help="-P values of the --why and --latency cost rows")
     ap.add_argument("--mem-secs", type=int, default=2, help="seconds per memory run")
+    ap.add_argument("--cpus", default=None, metavar="LIST",
+                    help="run every client and server under `taskset -c LIST` (e.g. 0: a one-core host)")
     ap.add_argument("--wait-load", type=float, default=0, help="wait up to this many s for load < 1.5")
     ap.add_argument("--load-threshold", type=float, default=1.5)
     ap.add_argument("--no-build", action="store_true", help="(handled by bench/run)")
@@ -441,6 +450,7 @@ def main():
     limits = {}
     memory = {}
     why = {}
+    latency = {}
     loads = [la]
     envs = a.envs.split(",")
     veth = Veth() if "veth" in envs else None
@@ -448,7 +458,7 @@ def main():
         if veth:
             veth.__enter__()
         for env_name in envs:
-            env = Env(env_name)
+            env = Env(env_name, a.cpus)
             for case in a.cases.split(","):
                 _, extra = CASES[case]
                 able = [t for t in tools if extra is None or supports(t, extra)]
@@ -465,8 +475,14 @@ def main():
                 for n in a.why_streams.split(","):
                     why[(env_name, n)] = rounds(a, pair, f"{env_name} -P {n} --why",
                                                 lambda t: one_run(t, env, a.secs, ["-P", n], db), loads)
+            if "latency" in extras:
+                # The probes beside the test (a wireperf server echoes them) against none.
+                pair = [wp, dict(wp, name="wireperf --latency", flags=["--latency"])]
+                for n in a.why_streams.split(","):
+                    latency[(env_name, n)] = rounds(a, pair, f"{env_name} -P {n} --latency",
+                                                    lambda t: one_run(t, env, a.secs, ["-P", n], db), loads)
         if "memory" in extras:
-            env = Env("loopback")
+            env = Env("loopback", a.cpus)
             for n in a.mem_streams.split(","):
                 memory[n] = rounds(a, tools, f"memory -P {n}",
                                    lambda t: one_run(t, env, a.mem_secs, ["-P", n], db), loads)
@@ -478,10 +494,10 @@ def main():
                 os.unlink(db + suffix)
             except OSError:
                 pass
-    report(a, tools, peers, extras, results, limits, memory, why, load_start, max(loads))
+    report(a, tools, peers, extras, results, limits, memory, why, latency, load_start, max(loads))
 
 
-def report(a, tools, peers, extras, results, limits, memory, why, load_start, load_max):
+def report(a, tools, peers, extras, results, limits, memory, why, latency, load_start, load_max):
     """The Markdown BENCHMARKS.md keeps: the command, one table per peer, then the extras."""
     print("Command: `bench/run " + shlex.join(sys.argv[1:]) + "`")
     print()
@@ -490,6 +506,8 @@ def report(a, tools, peers, extras, results, limits, memory, why, load_start, lo
         print(f"- {t['name']}: `{t['version']}`" + (f", client flags {flags}" if flags else ""))
     print(f"- rounds per case: {a.pairs}, TCP runs {a.secs} s, UDP runs {a.udp_secs} s; "
           f"load average at start {load_start:.2f}, max during run {load_max:.2f}")
+    if a.cpus:
+        print(f"- every client and server pinned with `taskset -c {a.cpus}`")
     brackets = {t["name"]: [r["bracket"] for (_, case), res in results.items() if case == "udp"
                             for r in res.get(t["name"], []) if r and r.get("bracket")] for t in tools}
     if any(brackets.values()):
@@ -566,6 +584,16 @@ def report(a, tools, peers, extras, results, limits, memory, why, load_start, lo
                       if cs else "n/a (not reported)" for cs in costs.values()]
             print(f"| {env} | {n} | {len(thr)} | {ratio_stats(thr)} | {ratio_stats(ratios(on, off, gbit_per_cpu))} | "
                   + " | ".join(cells) + " |")
+    if latency:
+        print()
+        print("### Latency probes' cost: wireperf TCP with --latency / without")
+        print()
+        print("| path | streams | rounds | throughput ratio med [min–max] | bytes/CPU-s ratio med [min–max] |")
+        print("|---|---|---|---|---|")
+        for (env, n), res in latency.items():
+            on, off = res["wireperf --latency"], res[wp]
+            thr = ratios(on, off, gbit)
+            print(f"| {env} | {n} | {len(thr)} | {ratio_stats(thr)} | {ratio_stats(ratios(on, off, gbit_per_cpu))} |")
     skipped = [e for e in EXTRAS if e not in extras]
     if skipped:
         print()
