@@ -101,8 +101,10 @@ pub fn run(a: &SuiteArgs) -> i32 {
     let once = RepeatConfig { rounds: 1, warmup: 0, level: 95.0, width_pct: None };
     let series = run_series(&a.config(), repeat.as_ref().unwrap_or(&once), &mut progress, &interrupt);
     drop(progress);
-    let saved = if a.no_save { None } else { save_all(a, &series, repeat.is_some()) };
-    let comparison = baseline.zip(saved.as_ref()).and_then(|(base, ids)| compare(a, base, ids));
+    // One opening of the history after the test, for the save and the comparison with it.
+    let stored = if a.no_save { None } else { save_all(a, &series, repeat.is_some()) };
+    let comparison = baseline.zip(stored.as_ref()).and_then(|(base, (store, ids))| compare(a, store, base, ids));
+    let saved = stored.map(|(_, ids)| ids);
     let checked = check_gates(a, &series, comparison.as_ref());
     let done = Finished { series, is_series: repeat.is_some(), saved, comparison, checked };
     let json = match done.json() {
@@ -139,17 +141,16 @@ fn resolve_baseline(a: &SuiteArgs, name: &baseline::Baseline) -> Result<wireperf
     baseline::resolve(&store, name, &a.host)
 }
 
-/// This run (as saved) against its baseline, per direction; `None` after a warning when the
-/// history cannot be read.
+/// This run (as saved in `store`) against its baseline, per direction; `None` after a warning
+/// when the history cannot be read.
 fn compare(
     a: &SuiteArgs,
+    store: &wireperf_store::Store,
     base: wireperf_store::RunId,
     ids: &wireperf_store::SeriesIds,
 ) -> Option<(wireperf_store::RunId, Significance)> {
     let level = a.significance.unwrap_or(wireperf_store::significance::LEVEL);
-    let compared = wireperf_store::Store::open_default(a.db.as_deref())
-        .and_then(|store| store.compare_sets_at(&[base], &[ids.head], level));
-    match compared {
+    match store.compare_sets_at(&[base], &[ids.head], level) {
         Ok(c) => Some((base, c.significance)),
         Err(e) => {
             eprintln!("wireperf suite: warning - cannot compare with run {base}: {e}");
@@ -183,9 +184,14 @@ fn check_gates(
 }
 
 /// Saves a single run as the run it is, a series as one series (its head with the
-/// statistics, each round a run of its own); `head` is the single run's id then. `None`
-/// after a warning when the history cannot be written: the result is still printed.
-fn save_all(a: &SuiteArgs, series: &SeriesResult, is_series: bool) -> Option<wireperf_store::SeriesIds> {
+/// statistics, each round a run of its own); `head` is the single run's id then. Returns the
+/// open store with the ids (a comparison reads the same store); `None` after a warning when the
+/// history cannot be written: the result is still printed.
+fn save_all(
+    a: &SuiteArgs,
+    series: &SeriesResult,
+    is_series: bool,
+) -> Option<(wireperf_store::Store, wireperf_store::SeriesIds)> {
     let kind = wireperf_store::RunKind::Suite;
     let mut rounds: Vec<wireperf_store::NewRun> = series.rounds.iter().map(|r| new_run(r, kind)).collect();
     for r in &mut rounds {
@@ -201,14 +207,16 @@ fn save_all(a: &SuiteArgs, series: &SeriesResult, is_series: bool) -> Option<wir
                 statistics: serde_json::to_value(&series.statistics).unwrap_or_default(),
                 confidence: series.confidence.as_ref().and_then(|c| serde_json::to_value(c).ok()),
             };
-            store.insert_series(&head, &rounds)
+            let ids = store.insert_series(&head, &rounds)?;
+            Ok((store, ids))
         } else {
             let one = rounds.first().ok_or_else(|| wireperf_store::StoreError::InvalidRun("no round ran".into()))?;
-            store.insert_run(one).map(|id| wireperf_store::SeriesIds { head: id, rounds: vec![id] })
+            let id = store.insert_run(one)?;
+            Ok((store, wireperf_store::SeriesIds { head: id, rounds: vec![id] }))
         }
     });
     match saved {
-        Ok(ids) => Some(ids),
+        Ok(stored) => Some(stored),
         Err(e) => {
             eprintln!("wireperf: warning - the run was not saved to history: {e}");
             None
