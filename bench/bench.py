@@ -215,7 +215,7 @@ def one_run(tool, env, secs, extra, db):
                                       "-t", str(secs), "-J"] + extra + tool["flags"]
     if udp:
         cli_cmd += tool["udp_flags"]
-    if is_wp:
+    if is_wp and not tool.get("save"):
         cli_cmd.append("--no-save")
     envv = dict(os.environ, WIREPERF_DB=db)
     with tempfile.TemporaryFile() as so, tempfile.TemporaryFile() as co:
@@ -483,8 +483,12 @@ def main():
                                                     lambda t: one_run(t, env, a.secs, ["-P", n], db), loads)
         if "memory" in extras:
             env = Env("loopback", a.cpus)
+            # wireperf twice: as the tables run it (--no-save) and as a user does (the test
+            # saved to the history, here a scratch database), so the save's memory shows.
+            saving = dict(wp, name="wireperf, saving", save=True)
+            mem_tools = [tools[0], saving] + tools[1:]
             for n in a.mem_streams.split(","):
-                memory[n] = rounds(a, tools, f"memory -P {n}",
+                memory[n] = rounds(a, mem_tools, f"memory -P {n}",
                                    lambda t: one_run(t, env, a.mem_secs, ["-P", n], db), loads)
     finally:
         if veth:
@@ -555,13 +559,13 @@ def report(a, tools, peers, extras, results, limits, memory, why, latency, load_
         cols = list(memory)
         print("| tool | " + " | ".join(f"-P {n}" for n in cols) + " |")
         print("|---|" + "---|" * len(cols))
-        for t in tools:
+        for name in memory[cols[0]]:
             cells = []
             for n in cols:
-                rs = [r for r in memory[n][t["name"]] if r and r["crss"] and r["srss"]]
+                rs = [r for r in memory[n][name] if r and r["crss"] and r["srss"]]
                 c, s = median(rs, lambda r: r["crss"] / 1024), median(rs, lambda r: r["srss"] / 1024)
                 cells.append(f"{fmt(c, '.1f')} / {fmt(s, '.1f')}" if rs else "n/a (failed)")
-            print(f"| {t['name']} | " + " | ".join(cells) + " |")
+            print(f"| {name} | " + " | ".join(cells) + " |")
     if why:
         print()
         print("### Sampling cost: wireperf TCP with --why / without")

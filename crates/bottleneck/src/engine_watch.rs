@@ -319,7 +319,7 @@ impl Observer for ServerWatch {
         match &ev {
             Event::Accepted { host, .. } => self.peer = host.parse().ok(),
             // Only for a client that will ask for the series: the watcher is a thread, /proc
-            // reads every second and `ethtool -S` twice, which a stock client never reads.
+            // reads every second and the driver's counters twice, which a stock client never reads.
             Event::WatchRequested if self.watch.is_none() && *self.share != HostSharing::Nothing => {
                 let (iface, setup_ns) = crate::cost::measured(|| self.peer.and_then(wireperf_doctor::interface_for));
                 let mut cfg = WatchConfig::live(iface, Duration::from_secs(1));
@@ -349,8 +349,13 @@ impl Observer for ServerWatch {
         // The facts and the doctor run once, after the streams ended: `tc`, `ethtool` and the
         // kernel log are read off the test's time and charged to the watch's cost.
         let ((facts, host), ns) = crate::cost::measured(|| {
-            let facts = crate::facts::read_live(series.iface.as_deref());
-            (facts, wireperf_doctor::share::inspect_for_peer(series.iface.as_deref(), source, self.started_us))
+            let iface = series.iface.as_deref();
+            let (host, link) = wireperf_doctor::share::inspect_for_peer_and_link(iface, source, self.started_us);
+            let facts = match link {
+                Some(link) => crate::facts::from_link(iface, Some(&link)),
+                None => crate::facts::read_live(iface),
+            };
+            (facts, host)
         });
         series.facts = facts;
         if let Some(c) = series.cost.as_mut() {

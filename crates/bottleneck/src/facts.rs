@@ -18,24 +18,41 @@ pub const SYSCTLS: &[&str] = &[
     "net/core/netdev_max_backlog",
 ];
 
-/// Reads the facts of `iface` on the live host (`tc` is asked for the shaper).
+/// Reads the facts of `iface` on the live host (the doctor's readers for the link; `tc` is
+/// asked for the shaper when the root qdisc may be one).
 pub fn read_live(iface: Option<&str>) -> HostFacts {
+    let link = iface.and_then(|iface| {
+        let opts = wireperf_doctor::InspectOptions {
+            interfaces: vec![iface.to_string()],
+            kernel_log: KernelLogSource::Off,
+            ..Default::default()
+        };
+        wireperf_doctor::inspect(&opts).ok()?.interfaces.into_iter().next().map(|i| i.link)
+    });
+    from_link(iface, link.as_ref())
+}
+
+/// The facts of `iface` on the live host from its `link` as the doctor already read it (a
+/// server's watch shares the inspection it sends the client: `share::inspect_for_peer_and_link`).
+pub fn from_link(iface: Option<&str>, link: Option<&LinkSnapshot>) -> HostFacts {
     let mut f = HostFacts { sysctls: read_sysctls(&Root::live()), ..Default::default() };
     let Some(iface) = iface else { return f };
-    let opts = wireperf_doctor::InspectOptions {
-        interfaces: vec![iface.to_string()],
-        kernel_log: KernelLogSource::Off,
-        ..Default::default()
-    };
-    if let Ok(report) = wireperf_doctor::inspect(&opts)
-        && let Some(link) = report.interfaces.first().map(|i| &i.link)
-    {
+    if let Some(link) = link {
         link_facts(link, &mut f);
     }
-    if let Ok(Some(r)) = wireperf_doctor::root_rate_limit(iface) {
+    if root_may_shape(link)
+        && let Ok(Some(r)) = wireperf_doctor::root_rate_limit(iface)
+    {
         f.shaper = Some((r.kind, r.rate_bps));
     }
     f
+}
+
+/// Whether `tc` must be asked for a shaper: the inspection read the root qdisc's kind
+/// already, and only a tbf or htb root carries a rate `root_rate_limit` reads, so any other
+/// kind needs no second `tc` child. An unknown kind asks.
+fn root_may_shape(link: Option<&LinkSnapshot>) -> bool {
+    link.and_then(|l| l.qdisc.as_ref()).is_none_or(|q| q.kind == "tbf" || q.kind == "htb")
 }
 
 /// The line rate, MTU and goodput ceiling of `link`. A virtual interface (veth, bridge, tun)
@@ -68,6 +85,18 @@ pub fn read_sysctls(root: &Root) -> BTreeMap<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_root_that_can_shape_costs_a_tc_child() {
+        let with = |kind: &str| LinkSnapshot {
+            qdisc: Some(wireperf_doctor::snapshot::QdiscInfo { kind: kind.into(), drops: None }),
+            ..Default::default()
+        };
+        assert!(root_may_shape(Some(&with("tbf"))) && root_may_shape(Some(&with("htb"))));
+        assert!(!root_may_shape(Some(&with("noqueue"))) && !root_may_shape(Some(&with("fq_codel"))));
+        assert!(root_may_shape(Some(&LinkSnapshot::default())), "no qdisc read: ask tc");
+        assert!(root_may_shape(None));
+    }
     use wireperf_doctor::snapshot::Duplex;
 
     fn link(bus: BusKind) -> LinkSnapshot {

@@ -168,10 +168,15 @@ pub fn read_sample(base: &Path, iface: Option<&str>, t: f64) -> Sample {
     s
 }
 
-/// The driver counters of `iface` (`ethtool -S`; empty when ethtool or the driver has none).
+/// The drop and error counters of `iface`'s driver (what `ethtool -S` prints, read by ioctl in
+/// this process: an `ethtool` child at each end of the test was most of `--why`'s CPU on a
+/// one-core host); empty when the driver has none.
 pub fn read_driver_counters(iface: &str) -> BTreeMap<String, u64> {
-    let argv = ["ethtool".to_string(), "-S".to_string(), iface.to_string()];
-    wireperf_doctor::read::commands::run(&argv).map(|t| parse::parse_ethtool_stats(&t)).unwrap_or_default()
+    wireperf_sys::ethtool::driver_stats(iface)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(name, _)| parse::is_drop_or_error_counter(name))
+        .collect()
 }
 
 /// The `rps_cpus` masks of `iface`'s receive queues, in queue order.

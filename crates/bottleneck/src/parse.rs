@@ -148,11 +148,15 @@ pub fn parse_ethtool_stats(text: &str) -> BTreeMap<String, u64> {
         .filter_map(|l| {
             let (name, value) = l.split_once(':')?;
             let name = name.trim();
-            let lower = name.to_ascii_lowercase();
-            let wanted = DRIVER_COUNTER_WORDS.iter().any(|w| lower.contains(w));
-            Some((name.to_string(), value.trim().parse().ok()?)).filter(|_| wanted && !name.contains(' '))
+            Some((name.to_string(), value.trim().parse().ok()?)).filter(|_| is_drop_or_error_counter(name))
         })
         .collect()
+}
+
+/// Whether a driver counter named `name` counts drops or errors (the rules read only those).
+pub fn is_drop_or_error_counter(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    !name.contains(' ') && DRIVER_COUNTER_WORDS.iter().any(|w| lower.contains(w))
 }
 
 #[cfg(test)]

@@ -182,6 +182,19 @@ impl SharedHost {
 /// test; the findings still weigh the whole log (a link that flapped an hour ago is a
 /// finding). A fixture's log is from another boot and is sent whole.
 pub fn inspect_for_peer(iface: Option<&str>, source: &ShareSource, since_us: Option<u64>) -> Option<SharedHost> {
+    inspect_for_peer_and_link(iface, source, since_us).0
+}
+
+/// [`inspect_for_peer`], also handing back the live interface's link as this inspection read
+/// it, so a server's watch takes its facts from the same `ip`, `tc` and `ethtool` children
+/// instead of running them a second time (on a one-core host each child is a millisecond the
+/// test does not get). The link is `None` for a fixture root: the watch's facts are then the
+/// live host's, read apart.
+pub fn inspect_for_peer_and_link(
+    iface: Option<&str>,
+    source: &ShareSource,
+    since_us: Option<u64>,
+) -> (Option<SharedHost>, Option<LinkSnapshot>) {
     let kernel_log = match (&source.kernel_log, &source.root) {
         (Some(f), _) => KernelLogSource::File(f.clone()),
         (None, Some(_)) => KernelLogSource::Auto,
@@ -189,20 +202,26 @@ pub fn inspect_for_peer(iface: Option<&str>, source: &ShareSource, since_us: Opt
         // says so in the doctor's not-checked list, which is not shared.
         (None, None) => KernelLogSource::Auto,
     };
-    let interfaces = match &source.root {
-        Some(_) => Vec::new(),
-        None => vec![iface?.to_string()],
+    let interfaces = match (&source.root, iface) {
+        (Some(_), _) => Vec::new(),
+        (None, Some(i)) => vec![i.to_string()],
+        (None, None) => return (None, None),
     };
     let opts = InspectOptions { root: source.root.clone(), interfaces, kernel_log, ..Default::default() };
-    let report = crate::inspect(&opts).ok()?;
-    let r = report.interfaces.iter().find(|i| i.link.name != "lo")?;
+    let Ok(report) = crate::inspect(&opts) else { return (None, None) };
+    let live_link = source
+        .root
+        .is_none()
+        .then(|| report.interfaces.iter().find(|i| Some(i.link.name.as_str()) == iface).map(|i| i.link.clone()))
+        .flatten();
+    let Some(r) = report.interfaces.iter().find(|i| i.link.name != "lo") else { return (None, live_link) };
     let mut host = SharedHost::from_report(r, &report.host, source.root.is_some());
     if let Some(since) = since_us.filter(|_| source.root.is_none() && source.kernel_log.is_none()) {
         // printk's clock and CLOCK_MONOTONIC agree to well under a second (checked on this
         // host by writing to /dev/kmsg: 0.1 s); a second's margin keeps the test's own start.
         host.kernel_events = events_since(&r.link.kernel_events, since.saturating_sub(1_000_000));
     }
-    Some(host)
+    (Some(host), live_link)
 }
 
 /// Now on the clock the kernel log's stamps use (`CLOCK_MONOTONIC`, µs): what to pass as

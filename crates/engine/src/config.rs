@@ -58,9 +58,42 @@ impl SendMode {
     }
 }
 
-/// The unsent queue a host-local TCP sender keeps by default (`stream::notsent`, where the
-/// reason is): [`EngineTuning::notsent_lowat`]'s default.
+/// The unsent queue a host-local TCP sender keeps when the test's threads share CPUs (more
+/// streams than half the CPUs, or one CPU): [`NotsentMark::Auto`]'s mark there
+/// (`stream::notsent`, where the reason is).
 pub const HOST_LOCAL_NOTSENT: usize = 32 * 1024;
+
+/// The unsent queue a host-local TCP sender keeps when every sender and receiver of the test
+/// has a CPU of its own (twice the streams at most the CPUs): one full 64 KiB GSO packet may
+/// wait, so the sender is woken once per packet, not twice.
+pub const HOST_LOCAL_NOTSENT_OWN_CPUS: usize = 64 * 1024;
+
+/// Which `TCP_NOTSENT_LOWAT` a TCP sender sets once its path proves host-local
+/// ([`EngineTuning::notsent_lowat`], the cli's `WIREPERF_NOTSENT_LOWAT`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum NotsentMark {
+    /// Never set it (`off`, `0`, `no`, `false`).
+    Off,
+    /// [`HOST_LOCAL_NOTSENT_OWN_CPUS`] when twice the test's streams are at most the CPUs the
+    /// process may run on, else [`HOST_LOCAL_NOTSENT`].
+    #[default]
+    Auto,
+    /// This many bytes (for measuring), still only on host-local paths.
+    Bytes(usize),
+}
+
+impl NotsentMark {
+    /// The mark for a test of `streams` streams (both directions) on a process that may run
+    /// on `cpus` CPUs; `None` when it is off.
+    pub(crate) fn for_test(self, streams: usize, cpus: usize) -> Option<usize> {
+        match self {
+            NotsentMark::Off => None,
+            NotsentMark::Bytes(n) => Some(n),
+            NotsentMark::Auto if 2 * streams.max(1) <= cpus => Some(HOST_LOCAL_NOTSENT_OWN_CPUS),
+            NotsentMark::Auto => Some(HOST_LOCAL_NOTSENT),
+        }
+    }
+}
 
 /// How the data path is tuned beyond the flags: settings for diagnosis and measuring that
 /// iperf3 has no flag for. The engine reads no environment: the cli fills this once from the
@@ -75,10 +108,9 @@ pub struct EngineTuning {
     /// receive time. Default `true`.
     pub udp_offload: bool,
     /// The `TCP_NOTSENT_LOWAT` a TCP sender sets once its path proves host-local
-    /// (`WIREPERF_NOTSENT_LOWAT`): `None` (`off`, `0`, `no`, `false`) never sets it; a number of
-    /// bytes sets that mark instead (still only on host-local paths), for measuring. Default
-    /// [`HOST_LOCAL_NOTSENT`].
-    pub notsent_lowat: Option<usize>,
+    /// (`WIREPERF_NOTSENT_LOWAT`): off, chosen by how the test's threads share the CPUs
+    /// (the default, [`NotsentMark::Auto`]), or a number of bytes for measuring.
+    pub notsent_lowat: NotsentMark,
     /// How many shared workers a direction's TCP streams may use (`WIREPERF_STREAM_WORKERS`).
     pub stream_workers: StreamWorkers,
     /// Hooks for the tests; none unless the engine is built with feature `test-hooks`.
@@ -89,7 +121,7 @@ impl Default for EngineTuning {
     fn default() -> Self {
         Self {
             udp_offload: true,
-            notsent_lowat: Some(HOST_LOCAL_NOTSENT),
+            notsent_lowat: NotsentMark::Auto,
             stream_workers: StreamWorkers::PerCpu,
             hooks: TestHooks::default(),
         }
@@ -309,5 +341,25 @@ impl Default for ServerConfig {
             auth: None,
             tuning: EngineTuning::default(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_automatic_unsent_mark_is_larger_only_when_every_thread_has_a_cpu() {
+        let auto = NotsentMark::Auto;
+        assert_eq!(auto.for_test(1, 2), Some(HOST_LOCAL_NOTSENT_OWN_CPUS), "one stream, two CPUs");
+        assert_eq!(auto.for_test(2, 4), Some(HOST_LOCAL_NOTSENT_OWN_CPUS), "-P 2 on four CPUs");
+        assert_eq!(auto.for_test(1, 1), Some(HOST_LOCAL_NOTSENT), "one CPU: sender and receiver share it");
+        assert_eq!(auto.for_test(2, 2), Some(HOST_LOCAL_NOTSENT), "-P 2 (or --bidir) on two CPUs");
+        assert_eq!(auto.for_test(128, 2), Some(HOST_LOCAL_NOTSENT));
+        assert_eq!(auto.for_test(0, 2), Some(HOST_LOCAL_NOTSENT_OWN_CPUS), "no stream counts as one");
+        assert_eq!(auto.for_test(1, 0), Some(HOST_LOCAL_NOTSENT), "no CPU count known");
+        assert_eq!(NotsentMark::Off.for_test(1, 64), None);
+        assert_eq!(NotsentMark::Bytes(4096).for_test(128, 1), Some(4096), "a set mark is kept");
+        assert_eq!(EngineTuning::default().notsent_lowat, NotsentMark::Auto);
     }
 }

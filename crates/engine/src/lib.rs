@@ -73,7 +73,8 @@ pub use client::{run_client, run_client_finishing};
 #[cfg(feature = "test-hooks")]
 pub use config::REFUSE_ZEROCOPY_ENV;
 pub use config::{
-    ClientConfig, EngineTuning, Family, HOST_LOCAL_NOTSENT, SendMode, ServerConfig, StreamWorkers, TestHooks,
+    ClientConfig, EngineTuning, Family, HOST_LOCAL_NOTSENT, HOST_LOCAL_NOTSENT_OWN_CPUS, NotsentMark, SendMode,
+    ServerConfig, StreamWorkers, TestHooks,
 };
 pub use error::EngineError;
 pub use event::{Event, Observer, Outcome, ServerOutput};

@@ -80,15 +80,6 @@ pub fn advise(grade: Option<Grade>, added_ms: Option<f64>, rate_bps: f64, local:
     out
 }
 
-/// The backlog in bytes of the root qdisc in `tc -s -j qdisc show dev IFACE` output, with its
-/// kind; `None` when the text is not that.
-pub fn parse_tc_backlog(json: &str) -> Option<(String, u64)> {
-    let v: serde_json::Value = serde_json::from_str(json).ok()?;
-    let q = v.as_array()?.iter().find(|q| q.get("root").and_then(serde_json::Value::as_bool) == Some(true))?;
-    let kind = q.get("kind")?.as_str()?.to_string();
-    Some((kind, q.get("backlog")?.as_u64()?))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,13 +128,5 @@ mod tests {
     fn unknown_local_queue_says_so() {
         let a = advise_for(summary(0.2, 300.0), 20e6, None);
         assert!(a[1].contains("was not measured"), "{a:?}");
-    }
-
-    #[test]
-    fn tc_backlog_is_read_from_the_root_qdisc() {
-        let j = r#"[{"kind":"tbf","handle":"8055:","root":true,"refcnt":3,"options":{},"bytes":2460875,"packets":1639,"drops":0,"overlimits":3295,"requeues":0,"backlog":112196,"qlen":76}]"#;
-        assert_eq!(parse_tc_backlog(j), Some(("tbf".into(), 112_196)));
-        assert_eq!(parse_tc_backlog("[]"), None);
-        assert_eq!(parse_tc_backlog("not json"), None);
     }
 }

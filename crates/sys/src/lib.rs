@@ -18,6 +18,8 @@
 //! - [`flowlabel`]: IPv6 flow labels (`-L`): the label lease (`IPV6_FLOWLABEL_MGR`),
 //!   `IPV6_FLOWINFO_SEND`, and the labelled address to connect to.
 //! - [`drop_counter`]: `recvmsg` that also returns the `SO_RXQ_OVFL` drop counter of a UDP socket.
+//! - [`ethtool`]: a driver's own statistics (`ethtool -S`) by `SIOCETHTOOL` ioctl, without
+//!   an `ethtool` child.
 //! - [`mod@uname`]: the `system_info` line iperf3 prints (`uname(2)`).
 //! - [`time`]: local-time `strftime` for `--timestamps`.
 //! - [`daemon`]: `daemon(3)` for `-D`.
@@ -32,8 +34,9 @@
 //!   probe and [`udp_gso::UdpSender`], which falls back to `sendmmsg` when the route refuses GSO.
 //! - [`zerocopy`]: `sendfile` from a `memfd` block, `MSG_ZEROCOPY` with error-queue completion
 //!   reaping, and `recv(MSG_TRUNC)` (discard without copying): `-Z` and `--skip-rx-copy`.
-//! - [`netdev`]: the device that holds a local address and the kind of its root qdisc
-//!   (one `RTM_GETADDR` and one `RTM_GETQDISC` netlink dump): is a path host-local?
+//! - [`netdev`]: the device that holds a local address and its root qdisc's kind and backlog
+//!   (one `RTM_GETADDR` and one `RTM_GETQDISC` netlink dump): is a path host-local, is a queue
+//!   standing here?
 //! - [`stdout`]: standard output that ends quietly when its reader goes away (`| head`,
 //!   `| grep -q`): no panic, a hook that ends the run.
 //! - [`tty`]: wait for a key on the stdin terminal, and notice when it hung up.
@@ -57,6 +60,7 @@ pub mod clock;
 mod cmsg;
 pub mod daemon;
 pub mod drop_counter;
+pub mod ethtool;
 pub mod flowlabel;
 pub mod malloc;
 pub mod netdev;

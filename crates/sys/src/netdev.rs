@@ -66,36 +66,70 @@ fn address_match(msg: &[u8], want: &[u8]) -> Option<u32> {
 /// device index, handle, parent and info (u32 each; the index at 4, the parent at 12).
 const TCMSG_LEN: usize = 20;
 
-/// The kind of the root qdisc of device `ifindex` (`"noqueue"` for loopback and an unshaped
-/// veth, `"mq"`/`"fq_codel"`/`"pfifo_fast"` for a NIC, `"tbf"`/`"htb"`/… when shaped), or
-/// `None` when the kernel lists none for it.
-pub fn root_qdisc_kind(ifindex: u32) -> io::Result<Option<String>> {
-    // Family AF_UNSPEC (0): every device's qdiscs.
-    let mut kind = None;
-    dump(libc::RTM_GETQDISC, &[0u8; TCMSG_LEN], |ty, msg| {
-        if ty == libc::RTM_NEWQDISC
-            && let Some(k) = root_qdisc_of(msg, ifindex)
-        {
-            kind = Some(k);
-        }
-    })?;
-    Ok(kind)
+/// `TCA_STATS` (the legacy `struct tc_stats`, backlog at byte 32) and `TCA_STATS2` (nested
+/// generic statistics), whose `TCA_STATS_QUEUE` is a `struct gnet_stats_queue` (qlen, backlog,
+/// drops, requeues, overlimits: u32 each, backlog at byte 4).
+const TCA_STATS: u16 = 3;
+const TCA_STATS2: u16 = 7;
+const TCA_STATS_QUEUE: u16 = 3;
+
+/// A device's root qdisc as the kernel reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RootQdisc {
+    /// `"noqueue"` for loopback and an unshaped veth, `"mq"`/`"fq_codel"`/`"pfifo_fast"` for a
+    /// NIC, `"tbf"`/`"htb"`/… when shaped.
+    pub kind: String,
+    /// Bytes queued in it now (what `tc -s qdisc` prints as `backlog`; for `mq`, the sum of
+    /// its children); `None` when the kernel sent no statistics.
+    pub backlog: Option<u32>,
 }
 
-/// The qdisc kind of one `RTM_NEWQDISC` message if it is `ifindex`'s root qdisc.
-fn root_qdisc_of(msg: &[u8], ifindex: u32) -> Option<String> {
+/// The root qdisc of device `ifindex`, or `None` when the kernel lists none for it. One
+/// `RTM_GETQDISC` dump: what `tc -s qdisc show dev IF` asks, without a `tc` process (the
+/// latency probes read it five times a second while the load runs).
+pub fn root_qdisc(ifindex: u32) -> io::Result<Option<RootQdisc>> {
+    // Family AF_UNSPEC (0): every device's qdiscs.
+    let mut root = None;
+    dump(libc::RTM_GETQDISC, &[0u8; TCMSG_LEN], |ty, msg| {
+        if ty == libc::RTM_NEWQDISC
+            && let Some(q) = root_qdisc_of(msg, ifindex)
+        {
+            root = Some(q);
+        }
+    })?;
+    Ok(root)
+}
+
+/// The kind of the root qdisc of device `ifindex` ([`root_qdisc`]'s `kind`).
+pub fn root_qdisc_kind(ifindex: u32) -> io::Result<Option<String>> {
+    Ok(root_qdisc(ifindex)?.map(|q| q.kind))
+}
+
+/// The index of the device named `name` in this network namespace (`if_nametoindex`).
+pub fn index_of(name: &str) -> Option<u32> {
+    let name = std::ffi::CString::new(name).ok()?;
+    // SAFETY: `name` is a NUL-terminated string that outlives the call.
+    let index = unsafe { libc::if_nametoindex(name.as_ptr()) };
+    (index != 0).then_some(index)
+}
+
+/// One `RTM_NEWQDISC` message as a [`RootQdisc`] if it is `ifindex`'s root qdisc.
+fn root_qdisc_of(msg: &[u8], ifindex: u32) -> Option<RootQdisc> {
     if u32_at(msg, 4)? != ifindex || u32_at(msg, 12)? != TC_H_ROOT {
         return None;
     }
-    let mut kind = None;
-    attributes(msg, TCMSG_LEN, |ty, value| {
-        if ty == TCA_KIND
-            && let Ok(name) = CStr::from_bytes_until_nul(value)
-        {
-            kind = Some(name.to_string_lossy().into_owned());
-        }
+    let (mut kind, mut queue, mut legacy) = (None, None, None);
+    attributes(msg, TCMSG_LEN, |ty, value| match ty {
+        TCA_KIND => kind = CStr::from_bytes_until_nul(value).ok().map(|n| n.to_string_lossy().into_owned()),
+        TCA_STATS2 => attributes(value, 0, |t, v| {
+            if t == TCA_STATS_QUEUE {
+                queue = u32_at(v, 4);
+            }
+        }),
+        TCA_STATS => legacy = u32_at(value, 32),
+        _ => {}
     });
-    kind
+    Some(RootQdisc { kind: kind?, backlog: queue.or(legacy) })
 }
 
 /// Sends one `NLM_F_DUMP` request of `kind` with `body` and hands every reply message (its
@@ -182,7 +216,8 @@ fn attributes(msg: &[u8], fixed: usize, mut each: impl FnMut(u16, &[u8])) {
         if alen < 4 || at + alen > msg.len() {
             return;
         }
-        each(aty, &msg[at + 4..at + alen]);
+        // The top bits are flags (NLA_F_NESTED, NLA_F_NET_BYTEORDER), not the type.
+        each(aty & 0x3fff, &msg[at + 4..at + alen]);
         at += align4(alen);
     }
 }
@@ -202,6 +237,11 @@ mod tests {
         assert_eq!(device_of_address(mapped).expect("netlink"), Some(lo));
         assert_eq!(device_of_address(IpAddr::V6(Ipv6Addr::LOCALHOST)).expect("netlink"), Some(lo));
         assert_eq!(root_qdisc_kind(lo).expect("netlink").as_deref(), Some("noqueue"));
+        assert_eq!(index_of("lo"), Some(lo));
+        assert_eq!((index_of("wpnosuchdev0"), index_of("nul\0in")), (None, None));
+        // The same reading `tc -s` gives: nothing queued in loopback's noqueue.
+        let q = root_qdisc(lo).expect("netlink").expect("lo has a root qdisc");
+        assert_eq!(q, RootQdisc { kind: "noqueue".into(), backlog: Some(0) });
     }
 
     #[test]
@@ -260,9 +300,37 @@ mod tests {
         dump.extend(qdisc(7, TC_H_ROOT, "tbf"));
         let (end, got) = messages(&dump);
         assert_eq!((end, got.len()), (Scan::More, 3));
-        let kinds: Vec<_> = got.iter().map(|(_, m)| root_qdisc_of(m, 7)).collect();
+        let kinds: Vec<_> = got.iter().map(|(_, m)| root_qdisc_of(m, 7).map(|q| q.kind)).collect();
         assert_eq!(kinds, [None, None, Some("tbf".to_string())]);
-        assert_eq!(root_qdisc_of(&got[0].1, 2).as_deref(), Some("mq"));
+        assert_eq!(root_qdisc_of(&got[0].1, 2).map(|q| q.kind).as_deref(), Some("mq"));
+        assert_eq!(root_qdisc_of(&got[0].1, 2).unwrap().backlog, None, "no statistics sent");
+    }
+
+    #[test]
+    fn the_backlog_comes_from_the_queue_statistics_nested_or_legacy() {
+        let with_stats = |stats: &dyn Fn(&mut Vec<u8>)| {
+            let mut p = vec![0u8; 4];
+            for v in [7, 0, TC_H_ROOT, 0] {
+                p.extend_from_slice(&v.to_ne_bytes());
+            }
+            attribute(&mut p, TCA_KIND, b"tbf\0");
+            stats(&mut p);
+            p
+        };
+        let queue: Vec<u8> = [3u32, 4500, 1, 0, 9].iter().flat_map(|v| v.to_ne_bytes()).collect();
+        let nested = with_stats(&|p| {
+            let mut inner = Vec::new();
+            attribute(&mut inner, 1, &[0; 16]); // TCA_STATS_BASIC: bytes, packets
+            attribute(&mut inner, TCA_STATS_QUEUE, &queue);
+            attribute(p, TCA_STATS2 | 0x8000, &inner); // NLA_F_NESTED set
+        });
+        assert_eq!(root_qdisc_of(&nested, 7), Some(RootQdisc { kind: "tbf".into(), backlog: Some(4500) }));
+        let mut tc_stats = vec![0u8; 36];
+        tc_stats[32..36].copy_from_slice(&1200u32.to_ne_bytes());
+        let legacy = with_stats(&|p| attribute(p, TCA_STATS, &tc_stats));
+        assert_eq!(root_qdisc_of(&legacy, 7).unwrap().backlog, Some(1200));
+        let short = with_stats(&|p| attribute(p, TCA_STATS, &[0; 8]));
+        assert_eq!(root_qdisc_of(&short, 7).unwrap().backlog, None, "a short struct is not read past its end");
         assert_eq!(messages(&message(libc::NLMSG_DONE as u16, &[0; 4])).0, Scan::Done);
     }
 

@@ -7,12 +7,12 @@
 //! An unreadable value is not an error: it gives the default, as it always did (these are
 //! switches for diagnosis, and a typo must not stop a server).
 
-use wireperf_engine::{EngineTuning, HOST_LOCAL_NOTSENT, StreamWorkers, TestHooks};
+use wireperf_engine::{EngineTuning, NotsentMark, StreamWorkers, TestHooks};
 
 /// `WIREPERF_UDP_OFFLOAD=off` (or `0`, `no`, `false`) turns UDP GSO and GRO off.
 pub const UDP_OFFLOAD_ENV: &str = "WIREPERF_UDP_OFFLOAD";
 /// `WIREPERF_NOTSENT_LOWAT=off` never sets the host-local unsent-queue mark; a number of bytes
-/// sets that mark instead of the default.
+/// sets that mark instead of the one chosen per test.
 pub const NOTSENT_LOWAT_ENV: &str = "WIREPERF_NOTSENT_LOWAT";
 /// `WIREPERF_STREAM_WORKERS=N` sets the shared workers per direction; `0` or `off` gives every
 /// stream a thread of its own.
@@ -46,12 +46,12 @@ fn switched_off(setting: &str) -> bool {
     matches!(setting.trim(), "off" | "0" | "no" | "false")
 }
 
-/// The unsent-queue mark asked for: `None` when off; unreadable values give the default.
-fn notsent_mark_from(setting: Option<&str>) -> Option<usize> {
+/// The unsent-queue mark asked for; unreadable values give the default (chosen per test).
+fn notsent_mark_from(setting: Option<&str>) -> NotsentMark {
     match setting.map(str::trim) {
-        Some(s) if switched_off(s) => None,
-        None | Some("") => Some(HOST_LOCAL_NOTSENT),
-        Some(n) => n.parse().ok().filter(|&n: &usize| n > 0).or(Some(HOST_LOCAL_NOTSENT)),
+        Some(s) if switched_off(s) => NotsentMark::Off,
+        None | Some("") => NotsentMark::Auto,
+        Some(n) => n.parse().ok().filter(|&n: &usize| n > 0).map_or(NotsentMark::Auto, NotsentMark::Bytes),
     }
 }
 
@@ -75,12 +75,12 @@ mod tests {
 
     #[test]
     fn the_unsent_setting_turns_the_mark_off_or_sets_another() {
-        assert_eq!(notsent_mark_from(None), Some(HOST_LOCAL_NOTSENT));
+        assert_eq!(notsent_mark_from(None), NotsentMark::Auto);
         for off in ["off", "0", "no", " off "] {
-            assert_eq!(notsent_mark_from(Some(off)), None, "{off}");
+            assert_eq!(notsent_mark_from(Some(off)), NotsentMark::Off, "{off}");
         }
-        assert_eq!(notsent_mark_from(Some("131072")), Some(131_072));
-        assert_eq!(notsent_mark_from(Some("junk")), Some(HOST_LOCAL_NOTSENT));
+        assert_eq!(notsent_mark_from(Some("131072")), NotsentMark::Bytes(131_072));
+        assert_eq!(notsent_mark_from(Some("junk")), NotsentMark::Auto);
     }
 
     #[test]
@@ -111,6 +111,9 @@ mod tests {
     fn no_variable_set_is_the_engine_default() {
         assert_eq!(from_vars(|_| None), EngineTuning::default());
         let set = from_vars(|name| Some(if name == STREAM_WORKERS_ENV { "2" } else { "off" }.to_string()));
-        assert_eq!((set.udp_offload, set.notsent_lowat, set.stream_workers), (false, None, StreamWorkers::Fixed(2)));
+        assert_eq!(
+            (set.udp_offload, set.notsent_lowat, set.stream_workers),
+            (false, NotsentMark::Off, StreamWorkers::Fixed(2))
+        );
     }
 }

@@ -206,3 +206,42 @@ fn tcp_load_reaches_the_deep_queue_and_grades_worse_wireperf_server() {
     let (gd, gs) = (grade(&deep), grade(&shallow));
     assert!(gd > gs, "the deep queue must grade worse: deep {gd}, shallow {gs}");
 }
+
+/// A queue on the client's own device (the lab's tbf on A's egress: 20 Mbit/s, `latency
+/// 100ms`, `burst 256kb`, so it holds up to 250 000 + 262 144 bytes) under a UDP load twice its
+/// rate: `local_queue` must read it while the load runs, as `tc -s qdisc` would (the
+/// sampler asks the kernel by netlink). UDP, not TCP, because TCP Small Queues keep a
+/// socket's bytes in its own device's qdisc to about a millisecond; a UDP sender is held only
+/// by its send buffer (about 200 KB of skbs), so tens of kilobytes stand in the tbf.
+#[test]
+fn a_queue_on_the_clients_own_device_is_read_while_the_load_runs() {
+    let lab = Lab::new(LabConfig { rate: Some("20mbit"), ..Default::default() });
+    let srv = lab.start_server(Side::B, &wireperf(), &["-1"]);
+    let port = LAB_PORT.to_string();
+    let args = [
+        "-c",
+        lab.addr(Side::B),
+        "-p",
+        &port,
+        "-t",
+        "2",
+        "--latency",
+        "-J",
+        "--no-save",
+        "-u",
+        "-b",
+        "40M",
+        "-l",
+        "1400",
+    ];
+    let out = lab.run(Side::A, &wireperf(), &args);
+    srv.finish(Duration::from_secs(10));
+    assert_ok(&out);
+    let doc = json_of(&out);
+    let q = &doc["wireperf_latency"]["local_queue"];
+    assert_eq!(q["iface"].as_str(), Some(lab.dev(Side::A)), "{q}");
+    assert_eq!(q["kind"], "tbf", "{q}");
+    assert!(q["samples"].as_u64().unwrap_or(0) >= 5, "a sample every 200 ms over 2 s: {q}");
+    let backlog = q["max_backlog"].as_u64().unwrap_or_else(|| panic!("no max_backlog in {q}"));
+    assert!((10_000..=250_000 + 262_144 + 1_500).contains(&backlog), "the tbf's backlog: {q}");
+}

@@ -4,10 +4,19 @@
 //! host's CPUs, and what they spend per byte is the two copies and the TCP work around them.
 //! A socket that may queue its whole send buffer (4 MiB by default, per stream) unsent keeps
 //! megabytes of packet memory in flight: the copies into and out of it miss the caches. With
-//! the unsent queue held to 32 KiB, the data the sender copies in is sent and read while it is
+//! the unsent queue held short, the data the sender copies in is sent and read while it is
 //! still in cache. Measured on the 2-core VM (bench/run, medians of 5 pairs): 1.27x the bytes
 //! per CPU-second at `-P 4` on loopback, 1.47x across a veth, 1.2x at `-P 8`
 //! (docs/performance.md, "A short unsent queue on host-local paths").
+//!
+//! How short ([`crate::config::NotsentMark::Auto`]): 32 KiB when the test's senders and
+//! receivers share CPUs, 64 KiB (one full GSO packet) when each has a CPU of its own. A sender
+//! blocked on the mark wakes when the unsent queue falls below half of it; with 32 KiB that
+//! is twice per 64 KiB packet, and when the receiver runs on the other CPU every wake-up is a
+//! cross-CPU one. Where they share a CPU the wake-ups are cheap and the shorter queue keeps
+//! the copies in that CPU's cache. Measured: one stream on two CPUs 1.8x (loopback) and 1.3x
+//! (veth) the throughput with 64 KiB; `-P 2`/`-P 4` across a veth on two CPUs and one stream
+//! on one CPU 1.5-2x with 32 KiB (docs/performance.md, "Two marks").
 //!
 //! Why only there: where a device with a queue of its own is the bottleneck (a NIC, or a
 //! shaped virtual device), the unsent data is what keeps the link busy while the sending

@@ -34,7 +34,8 @@ pub(crate) struct StreamSpec {
     /// `-F`: send this file / write what arrives into it (TCP).
     pub file: Option<std::path::PathBuf>,
     /// TCP senders: the short unsent queue to keep on host-local paths (`notsent`), from
-    /// [`EngineTuning::notsent_lowat`]; `None` when it is turned off.
+    /// [`EngineTuning::notsent_lowat`] for this test's streams and this process's CPUs; `None`
+    /// when it is turned off.
     pub notsent_mark: Option<usize>,
     /// TCP senders: the root qdiscs of local devices, looked up once per test (`notsent`).
     pub local_qdiscs: LocalQdiscs,
@@ -72,7 +73,9 @@ impl StreamSpec {
             send_mode: if p.zerocopy { zerocopy } else { SendMode::Write },
             skip_rx_copy: p.skip_rx_copy,
             file,
-            notsent_mark: tuning.notsent_lowat,
+            notsent_mark: tuning
+                .notsent_lowat
+                .for_test(p.total_streams() as usize, std::thread::available_parallelism().map_or(1, |n| n.get())),
             local_qdiscs: LocalQdiscs::default(),
             workers: tuning.stream_workers,
             hooks: tuning.hooks,
