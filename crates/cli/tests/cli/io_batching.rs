@@ -88,23 +88,20 @@ fn loopback_senders_hold_their_unsent_queue_short() {
     let doc = one_shot_json(&wireperf(), &wireperf(), &["-k", "3000"]);
     assert!(notsent_marks(&doc).iter().all(Option::is_none), "-k: {}", doc["end"]["streams"]);
     assert_eq!(u(&doc, "/end/sum_sent/bytes"), 3000 * 128 * 1024, "{}", doc["end"]);
-    let srv = crate::harness::start_server(&wireperf(), &["-1"]);
-    let port = srv.port.to_string();
-    let out = crate::harness::run_client_env(
-        &wireperf(),
-        &["-c", "127.0.0.1", "-p", &port, "-t", "1", "-J"],
-        &[("WIREPERF_NOTSENT_LOWAT", "off")],
-    );
-    let doc = crate::harness::json_of(&out);
+    // A one-stream test with the client's WIREPERF_NOTSENT_LOWAT set to `mark`.
+    let with_mark = |mark: &str| {
+        let srv = crate::harness::start_server(&wireperf(), &["-1"]);
+        let port = srv.port.to_string();
+        let out = crate::harness::run_client_env(
+            &wireperf(),
+            &["-c", "127.0.0.1", "-p", &port, "-t", "1", "-J"],
+            &[("WIREPERF_NOTSENT_LOWAT", mark)],
+        );
+        crate::harness::json_of(&out)
+    };
+    let doc = with_mark("off");
     assert!(notsent_marks(&doc).iter().all(Option::is_none), "turned off: {}", doc["end"]["streams"]);
-    let srv = crate::harness::start_server(&wireperf(), &["-1"]);
-    let port = srv.port.to_string();
-    let out = crate::harness::run_client_env(
-        &wireperf(),
-        &["-c", "127.0.0.1", "-p", &port, "-t", "1", "-J"],
-        &[("WIREPERF_NOTSENT_LOWAT", "49152")],
-    );
-    let doc = crate::harness::json_of(&out);
+    let doc = with_mark("49152");
     assert_eq!(notsent_marks(&doc), [Some(49152)], "a mark set by number: {}", doc["end"]["streams"]);
 }
 
