@@ -146,7 +146,10 @@ impl Drop for Fd {
     }
 }
 
-const _: () = assert!(size_of::<IfReq>() >= 40, "struct ifreq is 40 bytes on 64-bit Linux");
+// The kernel copies a whole `struct ifreq` (40 bytes on 64-bit, 32 on 32-bit ARM): ours must
+// be at least as large on every target we build for.
+const _: () =
+    assert!(size_of::<IfReq>() >= size_of::<libc::ifreq>(), "IfReq is smaller than the C library's struct ifreq");
 
 #[cfg(test)]
 mod tests {
