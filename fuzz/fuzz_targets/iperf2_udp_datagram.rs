@@ -4,7 +4,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
-#[path = "../../crates/iperf2/tests/iperf2/wire_checks.rs"]
+#[path = "../../crates/iperf2/tests/iperf2/support/wire_checks.rs"]
 mod wire_checks;
 
 fuzz_target!(|data: &[u8]| wire_checks::udp_datagram(data));

@@ -3,7 +3,7 @@
 //! Also the per-test limits: each refusal reaches the client as the right iperf3 error code
 //! and the server's log as one line.
 
-use crate::harness::*;
+use crate::support::harness::*;
 use serde_json::json;
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -406,8 +406,7 @@ fn limits_refuse_with_iperf3_codes_and_one_log_line() {
     // never earlier; 3 s above it is room for a loaded wake-up and still short of a server that
     // forgot the expiry (which would wait for the client forever).
     assert!(took >= Duration::from_secs(5) && took < Duration::from_secs(9), "{took:?}");
-    std::thread::sleep(Duration::from_millis(200));
-    let log = server.stderr_text();
+    let log = server.await_stderr(Duration::from_secs(10), |l| l.matches("wireperf: failed").count() >= 4);
     let lines: Vec<&str> = log.lines().filter(|l| l.starts_with("wireperf: failed")).collect();
     assert_eq!(lines.len(), 4, "one record per refused test:\n{log}");
     assert!(lines[0].contains("i_errno=37") && lines[0].contains("exceeds --server-max-duration 3"), "{log}");

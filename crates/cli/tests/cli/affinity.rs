@@ -3,7 +3,7 @@
 //! runs: every thread's `Cpus_allowed_list` in /proc/PID/task/*/status, sampled every 20 ms.
 //! The machine needs CPUs 0 and 1 (the tests pin to 0 and 1, distinct from "0-1").
 
-use crate::harness::{start_server, stock_iperf3, wireperf};
+use crate::support::harness::{start_server, stock_iperf3, wireperf};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -40,7 +40,7 @@ fn run_sampled(client: &Path, port: u16, server_pid: u32, args: &[&str]) -> (boo
         cmd.arg("--no-save");
     }
     let mut child: Child = cmd.spawn().expect("client");
-    let stderr = crate::harness::collect(child.stderr.take());
+    let stderr = crate::support::harness::collect(child.stderr.take());
     let (mut server, mut mine) = (Seen::new(), Seen::new());
     let deadline = Instant::now() + Duration::from_secs(20);
     let status = loop {

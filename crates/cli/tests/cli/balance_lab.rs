@@ -4,8 +4,8 @@
 //! dealt to idles while the other worker carries two fast streams; the balancer moves one of
 //! those over. Per-stream counts and intervals must stay exact through the move.
 
-use crate::harness::{assert_ok, json_of, stock_iperf3, u, wireperf};
-use crate::lab::{LAB_PORT, Lab, LabConfig, Side};
+use crate::support::harness::{assert_ok, json_of, stock_iperf3, u, wireperf};
+use crate::support::lab::{LAB_PORT, Lab, LabConfig, Side};
 use serde_json::Value;
 use std::time::Duration;
 

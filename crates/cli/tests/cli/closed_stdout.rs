@@ -7,7 +7,7 @@
 //! the pipe before). Each case asserts the exit status and that stderr is free of the marks of a
 //! crash, and the cases that start a test assert that the peer then serves the next one.
 
-use crate::harness::*;
+use crate::support::harness::*;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};

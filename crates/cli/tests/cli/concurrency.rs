@@ -1,7 +1,7 @@
 //! Several stock iperf3 clients at once: concurrent tests with their own results, a queue that
 //! serves them one after another, and the busy answer beyond the queue and per-client limits.
 
-use crate::harness::*;
+use crate::support::harness::*;
 use serde_json::Value;
 use std::process::Child;
 use std::time::{Duration, Instant};
@@ -77,7 +77,7 @@ fn a_queue_serves_clients_one_after_another() {
     // processes happened to exit (a loaded machine delays an exit by any amount): the serve
     // loop writes every record, in the order it admits and ends tests, so with one slot each
     // `accepted` must follow the previous test's `finished`.
-    let log = server.stderr_text();
+    let log = server.await_stderr(Duration::from_secs(10), |l| l.matches("wireperf: finished").count() >= 4);
     let mut running = 0;
     for line in log.lines() {
         if line.starts_with("wireperf: accepted") {
@@ -97,9 +97,9 @@ fn beyond_the_queue_and_per_client_limits_get_the_busy_answer() {
     // One slot, one queue place held for at most 2 s.
     let server = start_server(&wireperf(), &["--max-tests", "1", "--queue", "2", "--queue-max", "1"]);
     let first = spawn_iperf3(server.port, &["-t", "4"]);
-    std::thread::sleep(Duration::from_millis(600));
+    server.await_stderr(Duration::from_secs(10), |l| l.contains("wireperf: accepted"));
     let queued = spawn_iperf3(server.port, &["-t", "1"]);
-    std::thread::sleep(Duration::from_millis(300));
+    server.await_stderr(Duration::from_secs(10), |l| l.contains("wireperf: queued"));
     let third = run_client(&iperf3(), &["-c", "127.0.0.1", "-p", &server.port.to_string(), "-t", "1"]);
     assert!(String::from_utf8_lossy(&third.stderr).contains("the server is busy running a test"));
     // The queued client waited 2 s without a slot: busy too.
@@ -112,7 +112,7 @@ fn beyond_the_queue_and_per_client_limits_get_the_busy_answer() {
     // Two slots, but one per client address: a second test from 127.0.0.1 is refused.
     let server = start_server(&wireperf(), &["--max-tests", "2", "--max-tests-per-client", "1"]);
     let first = spawn_iperf3(server.port, &["-t", "3"]);
-    std::thread::sleep(Duration::from_millis(600));
+    server.await_stderr(Duration::from_secs(10), |l| l.contains("wireperf: accepted"));
     let second = run_client(&iperf3(), &["-c", "127.0.0.1", "-p", &server.port.to_string(), "-t", "1"]);
     assert!(String::from_utf8_lossy(&second.stderr).contains("the server is busy running a test"));
     assert!(finish(first).status.success());

@@ -12,7 +12,7 @@ use wireperf_doctor::{InspectOptions, KernelLogSource};
 
 /// `wireperf doctor ARGS...`: the one binary, as a user runs it (also under `ip netns exec`).
 fn doctor_argv(args: &[&str]) -> Vec<String> {
-    let bin = crate::harness::wireperf();
+    let bin = crate::support::harness::wireperf();
     let mut v = vec![bin.to_string_lossy().into_owned(), "doctor".to_string()];
     v.extend(args.iter().map(|a| a.to_string()));
     v

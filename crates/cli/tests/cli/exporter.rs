@@ -1,7 +1,7 @@
 //! `wireperf exporter` and `wireperf -s --metrics`, scraped by a real Prometheus (Debian's
 //! `prometheus` package) and queried through its HTTP API.
 
-use crate::harness::{
+use crate::support::harness::{
     ServerProc, free_port, iperf3, run_client, spawn_iperf3, start_server, wait_for_port_without_connecting, wireperf,
 };
 use serde_json::Value;
@@ -122,8 +122,11 @@ impl Prometheus {
              \x20     - target_label: __address__\n\
              \x20       replacement: 127.0.0.1:{exporter}\n"
         );
+        // A 1 s probe in a 2.8 s scrape timeout: the exporter's budget is 2.55 s (the 0.25 s
+        // offset), room for a loaded machine's test set-up and tear-down. At 1.8 s (a 1.55 s
+        // budget) every probe timed out for 33 s while four tests ran on two busy cores.
         let config = format!(
-            "global:\n  scrape_interval: 2s\n  scrape_timeout: 1800ms\n\
+            "global:\n  scrape_interval: 3s\n  scrape_timeout: 2800ms\n\
              scrape_configs:\n\
              \x20 - job_name: wireperf\n\
              \x20   metrics_path: /probe\n\

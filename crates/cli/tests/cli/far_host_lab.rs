@@ -5,8 +5,8 @@
 
 #![allow(clippy::unwrap_used)]
 
-use crate::harness::*;
-use crate::lab::{LAB_PORT, Lab, LabConfig, Side};
+use crate::support::harness::*;
+use crate::support::lab::{LAB_PORT, Lab, LabConfig, Side};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::time::Duration;

@@ -1,8 +1,8 @@
 //! `-F FILE`: a real file sent with iperf3's semantics, to wireperf and to stock iperf3 3.12,
 //! 3.18 and 3.22 (both ways, byte for byte).
 
-use crate::harness::*;
-use crate::peers::{Peer, per_peer};
+use crate::support::harness::*;
+use crate::support::peers::{Peer, per_peer};
 use std::time::Duration;
 
 /// A file of `len` pseudo-random bytes (content must survive the trip byte for byte).

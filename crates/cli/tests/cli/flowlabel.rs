@@ -3,8 +3,8 @@
 //! against a wireperf server and a stock 3.22 server, with a stock 3.22 client as the reference
 //! for what the rule sees; and the refusal of a label for an IPv4 server, as 3.22 refuses it.
 
-use crate::harness::{assert_ok, json_of, run_client, start_server, stock_iperf3, u, wireperf};
-use crate::lab::{LAB_PORT, Lab, LabConfig, Side};
+use crate::support::harness::{assert_ok, json_of, run_client, start_server, stock_iperf3, u, wireperf};
+use crate::support::lab::{LAB_PORT, Lab, LabConfig, Side};
 use std::path::Path;
 use std::time::Duration;
 

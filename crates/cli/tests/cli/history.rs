@@ -5,7 +5,7 @@ use std::process::Output;
 
 use serde_json::Value;
 
-use crate::harness::{assert_ok, iperf3, json_of, run_client, start_server, wireperf};
+use crate::support::harness::{assert_ok, iperf3, json_of, run_client, start_server, wireperf};
 
 /// `wireperf history ARGS --db DB`.
 fn history(db: &Path, args: &[&str]) -> Output {

@@ -1,7 +1,7 @@
 //! A wireperf client against a stock iperf3 server (3.12, 3.18, 3.22).
 
-use crate::harness::*;
-use crate::peers::{Peer, per_peer};
+use crate::support::harness::*;
+use crate::support::peers::{Peer, per_peer};
 use std::time::Duration;
 
 /// iperf3's default TCP block (`-l`).

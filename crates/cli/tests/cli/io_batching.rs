@@ -3,7 +3,7 @@
 //! whole block at or past the limit, receivers count every byte, and paced or slow streams
 //! keep reading as data arrives.
 
-use crate::harness::{io_of, iperf3, one_shot_json, u, wireperf};
+use crate::support::harness::{io_of, iperf3, one_shot_json, u, wireperf};
 
 #[test]
 fn budgets_end_on_the_first_whole_block_past_the_limit() {
@@ -90,14 +90,14 @@ fn loopback_senders_hold_their_unsent_queue_short() {
     assert_eq!(u(&doc, "/end/sum_sent/bytes"), 3000 * 128 * 1024, "{}", doc["end"]);
     // A one-stream test with the client's WIREPERF_NOTSENT_LOWAT set to `mark`.
     let with_mark = |mark: &str| {
-        let srv = crate::harness::start_server(&wireperf(), &["-1"]);
+        let srv = crate::support::harness::start_server(&wireperf(), &["-1"]);
         let port = srv.port.to_string();
-        let out = crate::harness::run_client_env(
+        let out = crate::support::harness::run_client_env(
             &wireperf(),
             &["-c", "127.0.0.1", "-p", &port, "-t", "1", "-J"],
             &[("WIREPERF_NOTSENT_LOWAT", mark)],
         );
-        crate::harness::json_of(&out)
+        crate::support::harness::json_of(&out)
     };
     let doc = with_mark("off");
     assert!(notsent_marks(&doc).iter().all(Option::is_none), "turned off: {}", doc["end"]["streams"]);
@@ -110,7 +110,7 @@ fn loopback_senders_hold_their_unsent_queue_short() {
 /// sender must leave the queue as the kernel sizes it.
 #[test]
 fn lab_a_veth_sender_holds_its_unsent_queue_short_unless_its_device_is_shaped() {
-    use crate::lab::{LAB_PORT, Lab, LabConfig, Side};
+    use crate::support::lab::{LAB_PORT, Lab, LabConfig, Side};
     let lab = Lab::new(LabConfig::default());
     let port = LAB_PORT.to_string();
     let run = |lab: &Lab| {
@@ -121,7 +121,7 @@ fn lab_a_veth_sender_holds_its_unsent_queue_short_unless_its_device_is_shaped() 
             &["-c", lab.addr(Side::B), "-p", &port, "-t", "1", "-J"],
         ));
         let _ = server.finish(std::time::Duration::from_secs(15));
-        crate::harness::json_of(&out)
+        crate::support::harness::json_of(&out)
     };
     let doc = run(&lab);
     assert_eq!(notsent_marks(&doc), [expected_mark(1)], "unshaped veth: {}", doc["end"]["streams"]);

@@ -6,7 +6,7 @@
 //! report as each side sees it. A fresh iperf 2 server per test: 2.1.8's UDP server is known
 //! to crash on its second test.
 
-use super::harness::{free_port, wait_for_port_without_connecting, wireperf};
+use crate::support::harness::{free_port, wait_for_port_without_connecting, wireperf};
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};

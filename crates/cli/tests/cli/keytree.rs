@@ -5,8 +5,8 @@
 //! reference) and wireperf against that stock iperf3, then compares the key trees, client
 //! document and server document.
 
-use crate::harness::*;
-use crate::peers::{Peer, per_peer};
+use crate::support::harness::*;
+use crate::support::peers::{Peer, per_peer};
 use std::time::Duration;
 
 fn iperf3_pair(peer: &Peer, args: &[&str]) -> (serde_json::Value, serde_json::Value) {

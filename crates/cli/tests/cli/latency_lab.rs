@@ -1,5 +1,5 @@
 //! `--latency` in the namespace lab: a shaper between the hosts (a bridge in a third namespace
-//! with a tbf on its port toward B, see `lab.rs`) with a deep queue and with a shallow one.
+//! with a tbf on its port toward B, see `support/lab.rs`) with a deep queue and with a shallow one.
 //!
 //! The queue's delay check uses a UDP load 10 % above the shaper's rate: the drop-tail queue
 //! then fills within the first second and stays full (it only ever loses the packet in
@@ -22,8 +22,8 @@
 
 #![allow(clippy::unwrap_used)]
 
-use crate::harness::*;
-use crate::lab::{LAB_PORT, Lab, LabConfig, MiddleShaper, Side};
+use crate::support::harness::*;
+use crate::support::lab::{LAB_PORT, Lab, LabConfig, MiddleShaper, Side};
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
@@ -147,7 +147,7 @@ fn assert_undisturbed(log: &str) {
 }
 
 /// Newer stock servers, reduced to the deep queue: connect probes see it, the test is intact.
-fn deep_udp_stock(peer: &crate::peers::Peer) {
+fn deep_udp_stock(peer: &crate::support::peers::Peer) {
     let (v, log) = measure(&peer.bin, DEEP, UDP_OVER);
     common(&v, false);
     let full = DEEP.full_queue_ms();
@@ -164,13 +164,13 @@ mod stock_newer {
     mod iperf3_3_18 {
         #[test]
         fn deep_udp_stock() {
-            super::super::deep_udp_stock(&crate::peers::Peer::new("3.18"))
+            super::super::deep_udp_stock(&crate::support::peers::Peer::new("3.18"))
         }
     }
     mod iperf3_3_22 {
         #[test]
         fn deep_udp_stock() {
-            super::super::deep_udp_stock(&crate::peers::Peer::new("3.22"))
+            super::super::deep_udp_stock(&crate::support::peers::Peer::new("3.22"))
         }
     }
 }

@@ -2,7 +2,8 @@
 //! The `wireperf` binary's integration tests: interop with Debian's iperf3 in both
 //! directions, output layout, robustness of the server, and command-line handling.
 //!
-//! One test binary for the crate (link time matters on 2 cores); themes in modules.
+//! One test binary for the crate (link time matters on 2 cores); themes in modules, and the
+//! helpers they share in `support/` (no test lives there).
 //!
 //! The small build (`--no-default-features`) compiles the same binary; `scripts/test` runs its
 //! interop modules and `minimal` against it (the other modules drive subcommands it lacks).
@@ -22,14 +23,12 @@ mod exporter;
 mod far_host_lab;
 mod file_transfer;
 mod flowlabel;
-mod harness;
 mod history;
 mod interop_client;
 mod interop_server;
 mod io_batching;
 mod iperf2;
 mod keytree;
-mod lab;
 mod latency_lab;
 mod manual;
 #[cfg(not(all(feature = "suite", feature = "exporter")))]
@@ -38,7 +37,6 @@ mod mptcp;
 mod options;
 mod params;
 mod path_lab;
-mod peers;
 mod regression;
 mod repeat;
 mod report;
@@ -46,6 +44,7 @@ mod robustness;
 mod stock_peers;
 mod suite;
 mod suite_lab;
+mod support;
 mod symbol_order;
 mod text_layout;
 mod tui;

@@ -2,7 +2,7 @@
 //! and completes in a real bash, and every man page renders through man's own pipeline
 //! (`preconv | groff -ww`) without a single warning.
 
-use crate::harness::wireperf;
+use crate::support::harness::wireperf;
 use std::process::Command;
 
 fn completions(shell: &str) -> String {

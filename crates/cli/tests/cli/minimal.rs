@@ -2,7 +2,7 @@
 //! and the iperf3 client/server and the doctor work. Compiled only into a build without the
 //! suite or the exporter (scripts/test runs it).
 
-use crate::harness::{one_shot_json, run_client, wireperf};
+use crate::support::harness::{one_shot_json, run_client, wireperf};
 use std::process::Command;
 
 #[test]

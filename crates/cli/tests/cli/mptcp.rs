@@ -8,8 +8,8 @@
 //! are its own: B's `MPCapableSYNRX` counts MPTCP handshakes a server accepted, A's
 //! `MPCapableFallbackSYNACK` the ones that fell back to TCP.
 
-use crate::harness::{assert_ok, iperf3, json_of, stock_iperf3, u, wireperf};
-use crate::lab::{LAB_PORT, Lab, LabConfig, Side};
+use crate::support::harness::{assert_ok, iperf3, json_of, stock_iperf3, u, wireperf};
+use crate::support::lab::{LAB_PORT, Lab, LabConfig, Side};
 use std::collections::HashMap;
 use std::path::Path;
 use std::process::Output;

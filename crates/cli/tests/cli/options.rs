@@ -1,7 +1,7 @@
 //! Output and process options: -V, --timestamps, --logfile, --json-stream, -D/-I, --idle-timeout,
 //! --server-bitrate-limit, --cport, -B addr%dev, -C.
 
-use crate::harness::*;
+use crate::support::harness::*;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 

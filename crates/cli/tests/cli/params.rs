@@ -1,6 +1,6 @@
 //! Command-line handling: iperf3's parameter errors, version, help, unsupported flags.
 
-use crate::harness::*;
+use crate::support::harness::*;
 
 fn stderr_of(args: &[&str]) -> (i32, String) {
     let out = run_client(&wireperf(), args);

@@ -1,5 +1,5 @@
 //! The path told apart from the hosts: `wireperf suite` in a home-style lab (client A, a
-//! router namespace, server B; see `lab.rs`), where the router's port toward B is shaped and
+//! router namespace, server B; see `support/lab.rs`), where the router's port toward B is shaped and
 //! its queue fills as a home router's does. Each test names the congestion control its
 //! senders use (a loss-based sender fills any queue until it overflows; BBR keeps a shorter
 //! one), checks the lab against the router's own counters (`tc -s`), and asserts both the
@@ -7,8 +7,8 @@
 
 #![allow(clippy::unwrap_used)]
 
-use crate::harness::*;
-use crate::lab::{LAB_PORT, Lab, LabConfig, MiddleShaper, Side};
+use crate::support::harness::*;
+use crate::support::lab::{LAB_PORT, Lab, LabConfig, MiddleShaper, Side};
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;

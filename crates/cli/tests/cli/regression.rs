@@ -1,6 +1,6 @@
 //! One test per bug found, named for it.
 
-use crate::harness::*;
+use crate::support::harness::*;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -135,7 +135,7 @@ fn udp_receive_buffers_pass_rmem_max_without_w() {
 /// buffer was often freed within the timeout, and CI's loaded run refused none.)
 #[test]
 fn lab_udp_sends_refused_by_a_full_send_buffer_are_not_counted_sent() {
-    use crate::lab::{LAB_PORT, Lab, LabConfig, Side};
+    use crate::support::lab::{LAB_PORT, Lab, LabConfig, Side};
     let lab = Lab::new(LabConfig::default());
     let dev = lab.dev(Side::A).to_string();
     lab.exec(

@@ -6,7 +6,7 @@ use std::process::Output;
 
 use serde_json::Value;
 
-use crate::harness::{assert_ok, iperf3, json_of, run_client, start_server, wireperf};
+use crate::support::harness::{assert_ok, iperf3, json_of, run_client, start_server, wireperf};
 
 const SERIES_PATH: &str = "<path class=\"series\"";
 

@@ -1,6 +1,6 @@
 //! A wireperf server survives bad clients and serves the next test normally.
 
-use crate::harness::*;
+use crate::support::harness::*;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Command, Stdio};
@@ -114,7 +114,7 @@ fn second_client_gets_busy_answer() {
         .stderr(Stdio::null())
         .spawn()
         .expect("iperf3");
-    std::thread::sleep(Duration::from_millis(700));
+    wait_for_log(&server, "wireperf: accepted", "the first test to start");
     let second = run_client(&iperf3(), &["-c", "127.0.0.1", "-p", &p, "-t", "1"]);
     assert!(!second.status.success());
     let err = String::from_utf8_lossy(&second.stderr);
@@ -133,7 +133,7 @@ fn data_connection_with_unknown_cookie_is_refused() {
         .stderr(Stdio::null())
         .spawn()
         .expect("iperf3");
-    std::thread::sleep(Duration::from_millis(600));
+    wait_for_log(&server, "wireperf: accepted", "the first test to start");
     let mut s = connect(server.port);
     s.write_all(&[b'z'; 37]).expect("cookie");
     let mut b = [0u8; 1];

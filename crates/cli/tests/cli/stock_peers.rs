@@ -3,8 +3,8 @@
 //! against them lives with the modern-iperf3 work; this proves the peers themselves are real
 //! and the plumbing (own loader and libraries) works.
 
-use crate::harness::{one_shot_json, stock_iperf3, wireperf};
-use crate::peers::Peer;
+use crate::support::harness::{one_shot_json, stock_iperf3, wireperf};
+use crate::support::peers::Peer;
 use std::process::Command;
 
 /// Each peer reports the version its directory is named for.

@@ -1,6 +1,6 @@
 //! `wireperf suite` against a wireperf server and against a stock iperf3 server.
 
-use crate::harness::*;
+use crate::support::harness::*;
 
 fn suite_json(server_bin: &std::path::PathBuf, extra: &[&str]) -> serde_json::Value {
     let server = start_server(server_bin, &[]);

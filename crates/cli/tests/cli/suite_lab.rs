@@ -3,8 +3,8 @@
 //! The shaper sits on namespace A's egress, so A's upload is judged against the shaper's
 //! goodput; the download has no ceiling (a veth's speed is nominal).
 
-use crate::harness::*;
-use crate::lab::{LAB_PORT, Lab, LabConfig, Side};
+use crate::support::harness::*;
+use crate::support::lab::{LAB_PORT, Lab, LabConfig, Side};
 use std::time::Duration;
 
 fn suite_in_lab(rate: &'static str, extra_server_side: &dyn Fn(&Lab)) -> serde_json::Value {

@@ -5,8 +5,8 @@
 //! outputs are compared after masking what legitimately differs (digits, unit prefixes, port
 //! numbers), so every column position, every fixed word and every trailing space must match.
 
-use crate::harness::*;
-use crate::peers::{Peer, per_peer};
+use crate::support::harness::*;
+use crate::support::peers::{Peer, per_peer};
 use std::time::Duration;
 
 /// Numbers (with the spaces that right-align them) become `#`, unit prefixes `X`, port

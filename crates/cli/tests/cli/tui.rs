@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::harness::{iperf3, json_of, run_client, start_server, wireperf};
+use crate::support::harness::{iperf3, json_of, run_client, start_server, wireperf};
 
 const TMUX: &str = "/usr/bin/tmux";
 
@@ -21,7 +21,7 @@ impl Tmux {
     /// the exit status and stays, so the screen can be read after the client ends.
     fn start(cmd: &str) -> Self {
         assert!(Path::new(TMUX).exists(), "{TMUX} is missing: install Debian's tmux (scripts/test does)");
-        let socket = format!("wireperf-tui-{}-{}", std::process::id(), crate::harness::free_port());
+        let socket = format!("wireperf-tui-{}-{}", std::process::id(), crate::support::harness::free_port());
         let t = Tmux { socket };
         let line = format!("{cmd}; echo \"client exited $?\"; sleep 60");
         let st = t.tmux(&["new-session", "-d", "-s", "t", "-x", "110", "-y", "34", "sh", "-c", &line]);

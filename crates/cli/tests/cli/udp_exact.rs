@@ -34,8 +34,8 @@
 
 #![allow(clippy::unwrap_used)]
 
-use crate::harness::*;
-use crate::lab::{LAB_PORT, Lab, LabConfig, LabServer, Side, UdpCounters};
+use crate::support::harness::*;
+use crate::support::lab::{LAB_PORT, Lab, LabConfig, LabServer, Side, UdpCounters};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};

@@ -6,8 +6,8 @@
 //! (its own socket buffer overflows; iperf3 against iperf3 shows the same), so for it only the
 //! datagram counts are checked.
 
-use crate::harness::*;
-use crate::peers::{Peer, per_peer};
+use crate::support::harness::*;
+use crate::support::peers::{Peer, per_peer};
 use serde_json::Value;
 use std::time::Duration;
 

@@ -1,4 +1,4 @@
-//! UDP in the namespace lab (see `lab.rs`, docs/lab.md): exact loss accounting against the
+//! UDP in the namespace lab (see `support/lab.rs`, docs/lab.md): exact loss accounting against the
 //! kernel's own counters, zero loss on a clean path, and smooth pacing on a rate-limited link.
 //!
 //! Every test moves 2 s of traffic from namespace A (client) to namespace B (server), or back
@@ -6,8 +6,8 @@
 
 #![allow(clippy::unwrap_used)]
 
-use crate::harness::*;
-use crate::lab::{LAB_PORT, Lab, LabConfig, Side};
+use crate::support::harness::*;
+use crate::support::lab::{LAB_PORT, Lab, LabConfig, Side};
 use serde_json::Value;
 use std::time::Duration;
 

@@ -4,8 +4,10 @@
 //! count every byte, and a refused zero-copy path falls back to `write()` and says so in
 //! `wireperf_io`.
 
-use crate::harness::{TEST_DB, assert_ok, io_of, json_of, one_shot_json, run_client, start_server, u, wireperf};
-use crate::peers::{Peer, per_peer};
+use crate::support::harness::{
+    TEST_DB, assert_ok, io_of, json_of, one_shot_json, run_client, start_server, u, wireperf,
+};
+use crate::support::peers::{Peer, per_peer};
 use serde_json::Value;
 use std::process::{Command, Output};
 

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::scenarios::scenario_a;
-use crate::{ids, inspect_root, set};
+use crate::support::{ids, inspect_root, set};
 use wireperf_doctor::RuleOptions;
 
 /// A file's bytes or a symlink's target.

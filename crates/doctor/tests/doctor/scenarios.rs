@@ -1,7 +1,7 @@
 //! One fixture per failure mode; each asserts the exact set of finding ids.
 
-use crate::fixture::{Host, Netdev, PciNic, Tree, UsbNic};
-use crate::{ids, inspect_root, set};
+use crate::support::fixture::{Host, Netdev, PciNic, Tree, UsbNic};
+use crate::support::{ids, inspect_root, set};
 use wireperf_doctor::rules::{Action, Severity};
 use wireperf_doctor::{Report, RuleOptions};
 

@@ -12,7 +12,7 @@ use wireperf_doctor::journal;
 use wireperf_doctor::{InspectOptions, Root, RuleOptions};
 
 use crate::scenarios::scenario_a;
-use crate::{ids, inspect_root};
+use crate::support::{ids, inspect_root};
 
 fn snapshot_of(root: &std::path::Path, out: &std::path::Path) {
     let r = Root::at(root);
@@ -55,15 +55,21 @@ fn snapshot_tar_unpacks_and_replays() {
     let unpack = out.path().join("unpacked");
     tar::Archive::new(std::fs::File::open(&tar_path).expect("open")).unpack(&unpack).expect("unpack");
     let r = inspect_root(&unpack, RuleOptions::default());
-    assert_eq!(ids(&r), crate::set(&["generic-usb-driver", "half-duplex", "rps-off", "mtu-locked"]));
+    assert_eq!(ids(&r), crate::support::set(&["generic-usb-driver", "half-duplex", "rps-off", "mtu-locked"]));
 }
 
 #[test]
 fn apply_and_undo_on_a_fixture_root() {
-    let tree = crate::fixture::Tree::new();
-    crate::fixture::Host::default().write(&tree);
-    crate::fixture::PciNic {
-        net: crate::fixture::Netdev { name: "enp3s0", queues: 1, rps: "0", tx_queue_len: "100", ..Default::default() },
+    let tree = crate::support::fixture::Tree::new();
+    crate::support::fixture::Host::default().write(&tree);
+    crate::support::fixture::PciNic {
+        net: crate::support::fixture::Netdev {
+            name: "enp3s0",
+            queues: 1,
+            rps: "0",
+            tx_queue_len: "100",
+            ..Default::default()
+        },
         ..Default::default()
     }
     .write(&tree);
@@ -92,15 +98,18 @@ fn apply_and_undo_on_a_fixture_root() {
 
 #[test]
 fn apply_only_touches_named_interfaces() {
-    let tree = crate::fixture::Tree::new();
-    crate::fixture::Host::default().write(&tree);
-    crate::fixture::PciNic {
-        net: crate::fixture::Netdev { name: "enp3s0", queues: 1, rps: "0", ..Default::default() },
+    let tree = crate::support::fixture::Tree::new();
+    crate::support::fixture::Host::default().write(&tree);
+    crate::support::fixture::PciNic {
+        net: crate::support::fixture::Netdev { name: "enp3s0", queues: 1, rps: "0", ..Default::default() },
         ..Default::default()
     }
     .write(&tree);
-    crate::fixture::UsbNic { net: crate::fixture::Netdev { rps: "0", ..Default::default() }, ..Default::default() }
-        .write(&tree);
+    crate::support::fixture::UsbNic {
+        net: crate::support::fixture::Netdev { rps: "0", ..Default::default() },
+        ..Default::default()
+    }
+    .write(&tree);
     let jpath = tree.root().join("j.json");
     let args = DoctorConfig {
         root: Some(tree.root().to_path_buf()),

@@ -1,4 +1,4 @@
-//! The iperf 2 fuzz targets' checks ([`super::wire_checks`]) on inputs from a deterministic
+//! The iperf 2 fuzz targets' checks ([`super::support::wire_checks`]) on inputs from a deterministic
 //! generator, so every `cargo test -p wireperf-iperf2` exercises the parsers the server and
 //! client run on network bytes (`fuzz/` has the coverage-guided targets; docs/fuzzing.md).
 //!
@@ -6,7 +6,7 @@
 //! truncation) of valid messages made by the crate's own encoders: TCP test headers with and
 //! without the extension, UDP datagrams carrying a header, server reports, header acks.
 
-use super::wire_checks::{server_reply, tcp_stream_start, udp_datagram};
+use super::support::wire_checks::{server_reply, tcp_stream_start, udp_datagram};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use wireperf_iperf2::wire::*;

@@ -3,4 +3,4 @@
 //! mutated bytes (the inputs of the cargo-fuzz targets, run without a fuzzer).
 
 mod fuzz_inputs;
-mod wire_checks;
+mod support;

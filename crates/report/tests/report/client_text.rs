@@ -2,8 +2,8 @@
 //! the basic TCP and UDP layouts (`-R`, `--bidir`, `-P 2`). `-V`, `-f`, `-T`, `--timestamps`,
 //! `-O`, `-n` and `--get-server-output` are in `client_variants`.
 
-use crate::build::*;
-use crate::fixture;
+use crate::support::build::*;
+use crate::support::fixture;
 use wireperf_protocol::schema::{End, Interval, IntervalStream, IntervalSum, Start, TestReport};
 use wireperf_protocol::{Protocol, TestParams};
 use wireperf_report::text::preamble::{self, VerboseExtras};

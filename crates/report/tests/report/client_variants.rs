@@ -2,9 +2,9 @@
 //! `-R`, `--bidir`), `-f m`, `-T`, `--timestamps`, `-O`, `-n`, `--get-server-output`, small
 //! units and two-digit seconds.
 
-use crate::build::*;
 use crate::client_text::{client_text, ctx, iv, iv_sum, report};
-use crate::fixture;
+use crate::support::build::*;
+use crate::support::fixture;
 use wireperf_protocol::Protocol;
 use wireperf_protocol::schema::{CpuUtilization, End, Start, TestReport, TestStart, Timestamp};
 use wireperf_report::text::preamble::{self, VerboseExtras};

@@ -2,7 +2,7 @@
 //! `-V` "not available" lines for TCP, where `--get-server-output` lands in `--bidir`, and
 //! wireperf's own UDP loss-split line.
 
-use crate::build::*;
+use crate::support::build::*;
 use wireperf_protocol::schema::{End, TestReport};
 use wireperf_protocol::{Protocol, TestParams};
 use wireperf_report::{Role, TextContext, render_summary};

@@ -6,7 +6,7 @@
 use wireperf_report::svg::{self, Chart, SeriesKind, palette, phase_charts};
 use wireperf_report::{all_charts, render_html, render_svg};
 
-use crate::runs::{input, report, suite_a, suite_b, udp_only, upload_only};
+use crate::support::runs::{input, report, suite_a, suite_b, udp_only, upload_only};
 
 const SVG_NS: &str = "http://www.w3.org/2000/svg";
 const SERIES_PATH: &str = "<path class=\"series\"";

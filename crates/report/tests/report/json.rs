@@ -1,6 +1,6 @@
 //! `-J` documents captured from iperf3 3.12, re-printed byte for byte.
 
-use crate::fixture;
+use crate::support::fixture;
 use serde_json::Value;
 use wireperf_protocol::schema::TestReport;
 use wireperf_report::to_cjson_string;

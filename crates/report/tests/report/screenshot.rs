@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use wireperf_report::svg::{overlay_charts, palette};
 use wireperf_report::{render_html, render_svg};
 
-use crate::runs::{input, suite_a, suite_b, upload_only};
+use crate::support::runs::{input, suite_a, suite_b, upload_only};
 
 /// Chromium gets this long to render and exit.
 const TIMEOUT: Duration = Duration::from_secs(90);

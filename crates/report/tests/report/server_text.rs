@@ -1,8 +1,8 @@
 //! Server samples of iperf3 3.12 rebuilt from schema values, byte for byte. The server
 //! prints only its own half of the summary.
 
-use crate::build::*;
-use crate::fixture;
+use crate::support::build::*;
+use crate::support::fixture;
 use wireperf_protocol::schema::{End, Interval, IntervalStream, IntervalSum, Start, TestReport, TestStart, Timestamp};
 use wireperf_protocol::{Protocol, TestParams};
 use wireperf_report::text::preamble::{self, BANNER_RULE};

@@ -4,7 +4,7 @@
 use serde_json::Value;
 use wireperf_store::{Direction, RunKind, Side, Store, StoreError};
 
-use crate::fixtures::{f, iperf3_pair, n, temp_db};
+use crate::support::fixtures::{f, iperf3_pair, n, temp_db};
 
 /// Imports `text` and checks every stored figure against the document.
 fn check_import(store: &mut Store, text: &str, name: &str, side: Side, udp: bool) {

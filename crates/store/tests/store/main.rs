@@ -4,8 +4,8 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod fixtures;
 mod import;
 mod migrations;
 mod roundtrip;
 mod safety;
+mod support;

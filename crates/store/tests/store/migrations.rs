@@ -4,7 +4,7 @@
 use rusqlite::Connection;
 use wireperf_store::{ListFilter, MIGRATIONS, NewRun, RunKind, SCHEMA_VERSION, Store};
 
-use crate::fixtures::{tcp_client_report, temp_db};
+use crate::support::fixtures::{tcp_client_report, temp_db};
 
 fn tables(conn: &Connection) -> Vec<String> {
     let mut st = conn.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").unwrap();

@@ -4,7 +4,7 @@ use serde_json::json;
 use wireperf_protocol::schema::TestReport;
 use wireperf_store::{Direction, ListFilter, NewRun, RunKind, Store, StoreError, Unit};
 
-use crate::fixtures::{f, n, tcp_client_report, temp_db};
+use crate::support::fixtures::{f, n, tcp_client_report, temp_db};
 
 fn doctor(driver: &str, speed: u32, findings: &[&str]) -> serde_json::Value {
     let findings: Vec<_> = findings.iter().map(|id| json!({"id": id, "severity": "warn"})).collect();

@@ -6,7 +6,7 @@ use std::time::Duration;
 use rusqlite::Connection;
 use wireperf_store::{ListFilter, NewRun, OpenOptions, RunKind, SCHEMA_VERSION, Store, StoreError};
 
-use crate::fixtures::{bytes_of, tcp_client_report, temp_db};
+use crate::support::fixtures::{bytes_of, tcp_client_report, temp_db};
 
 fn no_side_files(path: &std::path::Path) {
     for ext in ["-wal", "-shm", "-journal"] {

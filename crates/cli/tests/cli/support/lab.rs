@@ -41,6 +41,15 @@ use std::time::{Duration, Instant};
 const PREFIX: &str = "wplab-";
 /// The router's address on A's and on B's subnet (see [`LabConfig::middle_shaper`]).
 const ROUTER: [&str; 2] = ["10.77.0.254", "10.77.1.254"];
+/// The priority of the lab's clients and servers: above the other tests of the run.
+///
+/// A lab test asserts what limited a link, and its verdict is only the lab's when the CPU is
+/// not taken by something else: the suite runs four tests at a time on two cores, and a
+/// loopback test beside a lab test saturates a core. At nice -10 a lab process outweighs a
+/// nice-0 one about nine to one (the scheduler's weights 9548 and 1024), so the other tests are
+/// to it what a nice-19 background is to a user's test; a lab test that starves its own process
+/// on purpose puts it in the idle class (`chrt -i 0`), which no niceness lifts.
+const LAB_NICE: &str = "-10";
 /// The port servers in the lab listen on (the namespaces are private, so it never collides).
 pub const LAB_PORT: u16 = 5201;
 
@@ -249,10 +258,10 @@ impl Lab {
         }
     }
 
-    /// A command that runs `program args` inside the side's namespace.
+    /// A command that runs `program args` inside the side's namespace, at [`LAB_NICE`].
     pub fn command(&self, side: Side, program: &Path, args: &[&str]) -> Command {
         let mut c = Command::new("ip");
-        c.args(["netns", "exec", self.ns(side)]).arg(program).args(args);
+        c.args(["netns", "exec", self.ns(side), "nice", "-n", LAB_NICE]).arg(program).args(args);
         c
     }
 
@@ -515,7 +524,10 @@ pub struct LabServer {
 impl LabServer {
     fn spawn(mut cmd: Command) -> LabServer {
         let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn server in lab");
-        let out = [crate::harness::collect(child.stdout.take()), crate::harness::collect(child.stderr.take())];
+        let out = [
+            crate::support::harness::collect(child.stdout.take()),
+            crate::support::harness::collect(child.stderr.take()),
+        ];
         LabServer { child, out }
     }
 
@@ -542,7 +554,7 @@ impl LabServer {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
-        crate::harness::await_eof(&[&self.out[0], &self.out[1]]);
+        crate::support::harness::await_eof(&[&self.out[0], &self.out[1]]);
         let text = |i: usize| String::from_utf8_lossy(&self.out[i].lock().unwrap()).into_owned();
         (text(0), text(1))
     }

@@ -8,7 +8,7 @@ use serde_json::Value;
 use wireperf_protocol::schema::TestReport;
 use wireperf_report::{ReportInput, RunView};
 
-use crate::fixture;
+use crate::support::fixture;
 
 /// A captured `-J` document.
 pub fn report(name: &str) -> TestReport {

@@ -1,7 +1,7 @@
 //! The stock iperf3 versions every interop test runs against, and what differs between them
 //! that a test must know: how exactly a stock sender counts what it sent.
 
-use crate::harness::{iperf3, stock_iperf3};
+use crate::support::harness::{iperf3, stock_iperf3};
 use std::path::PathBuf;
 
 /// A stock iperf3 peer: Debian 12's 3.12, trixie's 3.18 or sid's 3.22.
@@ -48,9 +48,9 @@ impl Peer {
 /// `iperf3_3_12`, `iperf3_3_18` and `iperf3_3_22` (so `-E 'test(/3_22/)'` picks a version).
 macro_rules! per_peer {
     ($($name:ident),* $(,)?) => {
-        mod iperf3_3_12 { $( #[test] fn $name() { super::$name(&crate::peers::Peer::new("3.12")) } )* }
-        mod iperf3_3_18 { $( #[test] fn $name() { super::$name(&crate::peers::Peer::new("3.18")) } )* }
-        mod iperf3_3_22 { $( #[test] fn $name() { super::$name(&crate::peers::Peer::new("3.22")) } )* }
+        mod iperf3_3_12 { $( #[test] fn $name() { super::$name(&crate::support::peers::Peer::new("3.12")) } )* }
+        mod iperf3_3_18 { $( #[test] fn $name() { super::$name(&crate::support::peers::Peer::new("3.18")) } )* }
+        mod iperf3_3_22 { $( #[test] fn $name() { super::$name(&crate::support::peers::Peer::new("3.22")) } )* }
     };
 }
 pub(crate) use per_peer;

@@ -124,6 +124,20 @@ impl ServerProc {
         String::from_utf8_lossy(&self.stderr.lock().unwrap()).into_owned()
     }
 
+    /// Stderr once `done` holds for it, or as it is after `limit`: a server writes its log
+    /// record of a test after the client has seen the test end, so a test that reads the log
+    /// awaits the record it needs rather than sleeping a fixed time.
+    pub fn await_stderr(&self, limit: Duration, done: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + limit;
+        loop {
+            let text = self.stderr_text();
+            if done(&text) || Instant::now() >= deadline {
+                return text;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Waits for the process to exit (for `-1` servers), killing it after `limit`.
     pub fn finish(mut self, limit: Duration) -> (Option<i32>, String, String) {
         let deadline = Instant::now() + limit;
