@@ -120,6 +120,9 @@ fn second_client_gets_busy_answer() {
     let err = String::from_utf8_lossy(&second.stderr);
     assert!(err.contains("the server is busy running a test"), "{err}");
     assert!(first.wait().expect("first").success());
+    // The first client exits as soon as it has its results, while the server may still be
+    // closing that test: await its record, or the next client meets "busy" too.
+    wait_for_log(&server, "wireperf: finished", "the first test to end");
     normal_test_passes(server.port);
 }
 
