@@ -4,8 +4,27 @@
 //! `-k` blocks. Senders claim a block from the budget before writing it, so the total written
 //! overshoots by at most one block in all; receivers add what they read and announce when the
 //! limit is crossed.
+//!
+//! A sender that finds the budget spent may not end the test by itself: with `-P`, other
+//! streams may still be writing blocks they claimed, and a test ended then (the streams
+//! stopped) would cut those blocks short, leaving a total that is not whole blocks (or even
+//! below `-n`). So the budget also counts the blocks claimed and not yet written, and tells
+//! the sender that finds it spent with none left out ([`Claim::Done`]) that the test may end.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// What a sender's [`Budget::claim`] got.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Claim {
+    /// This many blocks (at least one) are the sender's to write in full; it says so with
+    /// [`Budget::written`].
+    Granted(usize),
+    /// The budget is spent, but other streams still write blocks they claimed: the last of
+    /// them ends the test.
+    Spent,
+    /// The budget is spent and every block claimed from it is written: the test may end.
+    Done,
+}
 
 /// A shared byte or block budget.
 #[derive(Debug)]
@@ -14,6 +33,8 @@ pub(crate) struct Budget {
     limit_blocks: u64,
     used_bytes: AtomicU64,
     used_blocks: AtomicU64,
+    /// Blocks claimed (or being claimed) and not yet written, armed or not.
+    held: AtomicU64,
     /// Off during `-O`: the budget counts from the end of the omit period, as iperf3's does.
     armed: AtomicBool,
 }
@@ -26,6 +47,7 @@ impl Budget {
             limit_blocks: blocks,
             used_bytes: AtomicU64::new(0),
             used_blocks: AtomicU64::new(0),
+            held: AtomicU64::new(0),
             armed: AtomicBool::new(armed),
         }
     }
@@ -42,15 +64,38 @@ impl Budget {
         self.armed.store(true, Ordering::Release);
     }
 
-    /// Sender: claims one block of `len` bytes. False when the budget is spent.
-    pub(crate) fn claim(&self, len: u64) -> bool {
+    /// Sender: claims up to `want` blocks of `len` bytes, each on its own (so -n/-k end where
+    /// iperf3's would, however many blocks go out in one call).
+    ///
+    /// The blocks are counted as held before the budget is looked at, and all these counters
+    /// are sequentially consistent: a sender that finds the budget spent and sees nothing held
+    /// but its own attempt is the last, as every block granted before its look was held first.
+    pub(crate) fn claim(&self, want: usize, len: u64) -> Claim {
+        self.held.fetch_add(want as u64, Ordering::SeqCst);
+        let granted = (0..want).take_while(|_| self.claim_one(len)).count();
+        let unused = (want - granted) as u64;
+        let held_before = if unused > 0 { self.held.fetch_sub(unused, Ordering::SeqCst) } else { 0 };
+        match granted {
+            0 if held_before == unused => Claim::Done,
+            0 => Claim::Spent,
+            n => Claim::Granted(n),
+        }
+    }
+
+    /// Sender: the `blocks` of a [`Claim::Granted`] are written (or will never be: the stream
+    /// stopped or failed, which ends the test anyway).
+    pub(crate) fn written(&self, blocks: usize) {
+        self.held.fetch_sub(blocks as u64, Ordering::SeqCst);
+    }
+
+    fn claim_one(&self, len: u64) -> bool {
         if !self.armed.load(Ordering::Acquire) {
             return true;
         }
         if self.limit_blocks > 0 {
-            return self.used_blocks.fetch_add(1, Ordering::Relaxed) < self.limit_blocks;
+            return self.used_blocks.fetch_add(1, Ordering::SeqCst) < self.limit_blocks;
         }
-        self.used_bytes.fetch_add(len, Ordering::Relaxed) < self.limit_bytes
+        self.used_bytes.fetch_add(len, Ordering::SeqCst) < self.limit_bytes
     }
 
     /// TCP receiver: records a read of `n` bytes, which may hold several (or part of one) of
@@ -85,8 +130,13 @@ mod tests {
     #[test]
     fn bytes_budget_allows_exactly_enough_blocks() {
         let b = Budget::new(300, 0, true);
-        assert!(b.claim(128) && b.claim(128) && b.claim(128));
-        assert!(!b.claim(128));
+        assert_eq!(b.claim(2, 128), Claim::Granted(2));
+        assert_eq!(b.claim(4, 128), Claim::Granted(1), "the third block crosses 300 bytes");
+        b.written(2);
+        assert_eq!(b.claim(1, 128), Claim::Spent, "one block is still being written");
+        b.written(1);
+        assert_eq!(b.claim(1, 128), Claim::Done);
+        assert_eq!(b.claim(3, 128), Claim::Done, "and stays done");
     }
 
     #[test]
@@ -113,8 +163,12 @@ mod tests {
     #[test]
     fn unarmed_budget_counts_nothing() {
         let b = Budget::new(10, 0, false);
-        assert!(b.claim(100) && b.claim(100));
+        assert_eq!(b.claim(2, 100), Claim::Granted(2));
         b.arm();
-        assert!(b.claim(5) && b.claim(5) && !b.claim(5));
+        assert_eq!(b.claim(3, 5), Claim::Granted(2));
+        b.written(2);
+        assert_eq!(b.claim(1, 5), Claim::Spent, "the blocks claimed during omit are still held");
+        b.written(2);
+        assert_eq!(b.claim(1, 5), Claim::Done);
     }
 }

@@ -11,8 +11,12 @@ use std::time::Duration;
 pub(crate) enum LoopEnd {
     /// The test thread asked it to stop.
     Stopped,
-    /// The `-n`/`-k` budget is spent (sender) or was crossed (receiver).
+    /// The `-n`/`-k` budget is spent and every block claimed from it written (sender), or it
+    /// was crossed (receiver): the test may end.
     Budget,
+    /// Sender: the budget is spent, but other streams still write blocks they claimed; the
+    /// last of them ends with [`LoopEnd::Budget`]. Ending the test here would cut them short.
+    Spent,
     /// The peer closed the connection (receiver).
     Eof,
 }

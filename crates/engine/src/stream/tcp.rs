@@ -1,5 +1,6 @@
 //! The TCP send and receive loops.
 
+use super::budget::Claim;
 use super::context::LoopCtx;
 use super::counters::Counters;
 use super::loop_end::LoopEnd;
@@ -65,15 +66,12 @@ fn send_blocks(
                 continue;
             }
         }
-        // Each block is claimed on its own, so -n/-k end where iperf3's would even when
-        // several blocks go out in one call.
-        let granted = match budget {
-            Some(b) => (0..per_call).take_while(|_| b.claim(block as u64)).count(),
+        let granted = match budget.map(|b| b.claim(per_call, block as u64)) {
             None => per_call,
+            Some(Claim::Granted(n)) => n,
+            Some(Claim::Spent) => return Ok(LoopEnd::Spent),
+            Some(Claim::Done) => return Ok(LoopEnd::Budget),
         };
-        if granted == 0 {
-            return Ok(LoopEnd::Budget);
-        }
         let mut end = granted * block;
         let mut off = 0;
         while off < end {
@@ -105,6 +103,10 @@ fn send_blocks(
                     return Err(EngineError::Stream { op: "write to", err });
                 }
             }
+        }
+        // Written in full, unless the test was stopped meanwhile (then it ends anyway).
+        if let Some(b) = budget {
+            b.written(granted);
         }
     }
 }

@@ -21,6 +21,7 @@
 //!   over each datagram's kernel receive time (`SO_TIMESTAMPNS`); datagrams a GRO packet
 //!   coalesced share one time, so only its first feeds the jitter (the rest are `untimed`).
 
+use super::budget::Claim;
 use super::buffer::payload;
 use super::context::LoopCtx;
 use super::loop_end::LoopEnd;
@@ -273,11 +274,11 @@ pub(crate) fn send_loop(sock: &UdpSocket, ctx: &LoopCtx<'_>) -> Result<LoopEnd, 
         }
         let mut k = k as usize;
         if let Some(b) = budget {
-            let granted = (0..k).take_while(|_| b.claim(len as u64)).count();
-            if granted == 0 {
-                return Ok(LoopEnd::Budget);
-            }
-            k = granted;
+            k = match b.claim(k, len as u64) {
+                Claim::Granted(n) => n,
+                Claim::Spent => return Ok(LoopEnd::Spent),
+                Claim::Done => return Ok(LoopEnd::Budget),
+            };
         }
         // The datagrams of one call carry its send time: the clock read once, just before the
         // batch goes to the kernel, which takes them all at that moment. (Read per datagram, as
@@ -289,7 +290,12 @@ pub(crate) fn send_loop(sock: &UdpSocket, ctx: &LoopCtx<'_>) -> Result<LoopEnd, 
             UdpHeader { sec, usec, seq: sent + 1 + i as u64 }.write(d, wide);
         }
         let gso_batch = k > 1 && sender.gso_enabled();
-        match sender.send(sock, &buf[..k * len], len) {
+        let res = sender.send(sock, &buf[..k * len], len);
+        // The claimed datagrams had their one try (sent, or a sender drop, as iperf3 counts).
+        if let Some(b) = budget {
+            b.written(k);
+        }
+        match res {
             Ok(n) => {
                 let n = n.min(k) as u64;
                 sent += n;

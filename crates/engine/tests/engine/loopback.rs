@@ -94,16 +94,13 @@ fn four_streams_on_threads_of_their_own_share_one_byte_budget() {
     four_streams_share_one_byte_budget("-P 4 -n 10000000, a thread per stream", StreamWorkers::Off);
 }
 
-/// Found by this test, not fixed here: on the shared workers the total sometimes ends short of
-/// the budget's whole blocks, mid-block (about 1 run in 25 on a 2-core host: 10066184 and
-/// 10027008 bytes where the rule gives 10092544; sender and receiver still agree, and so far
-/// every short total was still past `-n`). The first stream to find the budget spent ends the
-/// test (`Wake::BudgetReached`, then the client's `end_test`) while the others may still hold
-/// blocks they claimed; stopped, a worker's stream finishes at most the block in progress, and
-/// not even that when its socket is not writable at once (`worker/send.rs`, `TxState::step`).
-/// Claimed blocks left unwritten could take the total below `-n`. Run it with `--ignored`.
+/// Found by this test: on the shared workers the total sometimes ended short of the budget's
+/// whole blocks, mid-block (about 1 run in 25 on a 2-core host: 10066184 and 10027008 bytes
+/// where the rule gives 10092544). The first stream to find the budget spent ended the test
+/// while others still held blocks they had claimed, and stopped, a worker's stream finished at
+/// most the block in progress. Now the budget counts the blocks claimed and not yet written,
+/// and only the stream that finds it spent with none left out ends the test (`stream/budget.rs`).
 #[test]
-#[ignore = "engine bug: a -P -n test on shared workers can end short of the budget's blocks (see the doc)"]
 fn four_streams_on_two_shared_workers_share_one_byte_budget() {
     four_streams_share_one_byte_budget("-P 4 -n 10000000, two shared workers", StreamWorkers::Fixed(2));
 }

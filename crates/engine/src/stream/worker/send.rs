@@ -5,6 +5,7 @@ use super::member::Member;
 use super::poll::{POLL, Runs, Worker};
 use super::slot::{Step, tcp};
 use crate::error::EngineError;
+use crate::stream::budget::Claim;
 use crate::stream::loop_end::LoopEnd;
 use crate::stream::notsent::NotsentGate;
 use crate::stream::send_path::{SendBuffer, StreamPath};
@@ -62,6 +63,8 @@ pub(super) struct TxState {
     total: u64,
     off: usize,
     end: usize,
+    /// Blocks of the current call claimed from the budget, released once they are written.
+    held: usize,
     /// When the stream started: its pacing schedule counts from here, on whichever worker.
     start: Instant,
     /// This stream's own path choice (a refused sendfile falls back for this stream only).
@@ -82,7 +85,7 @@ struct TxTurn<'a> {
 impl TxState {
     fn new(m: &Member, path: StreamPath, start: Instant, spec: &StreamSpec) -> Self {
         let notsent = NotsentGate::new(spec, m.budget.as_deref(), start);
-        TxState { total: 0, off: 0, end: 0, start, path, notsent }
+        TxState { total: 0, off: 0, end: 0, held: 0, start, path, notsent }
     }
 
     /// One turn, following `tcp::send_blocks` call for call.
@@ -91,6 +94,10 @@ impl TxState {
         let next_due = &mut turn.next_due;
         let stopping = m.stop.load(Ordering::Relaxed);
         if self.off >= self.end {
+            // The call's blocks are written (or cut short by the stop: the test ends anyway).
+            if let Some(b) = m.budget.as_ref().filter(|_| self.held > 0) {
+                b.written(std::mem::take(&mut self.held));
+            }
             if stopping {
                 return Step::End(Ok(LoopEnd::Stopped));
             }
@@ -101,17 +108,18 @@ impl TxState {
                     return Step::Idle;
                 }
             }
-            if !*ready {
-                return Step::Idle;
-            }
-            // Each block is claimed on its own, so -n/-k end where iperf3's would.
-            let granted = match &m.budget {
-                Some(b) => (0..per_call).take_while(|_| b.claim(block as u64)).count(),
+            // Claimed even when not writable, as a thread claims before its write blocks: the
+            // last stream to write a claimed block must find the budget done at once (the test
+            // waits for that), not when its socket drains.
+            let granted = match m.budget.as_ref().map(|b| b.claim(per_call, block as u64)) {
                 None => per_call,
+                Some(Claim::Granted(n)) => {
+                    self.held = n;
+                    n
+                }
+                Some(Claim::Spent) => return Step::End(Ok(LoopEnd::Spent)),
+                Some(Claim::Done) => return Step::End(Ok(LoopEnd::Budget)),
             };
-            if granted == 0 {
-                return Step::End(Ok(LoopEnd::Budget));
-            }
             self.off = 0;
             self.end = granted * block;
         } else if stopping {

@@ -91,7 +91,10 @@ fn budgeted_senders(mode: SendMode) {
         assert!(c.cpu_recorded.load(Ordering::Relaxed), "{mode:?}: a share of the worker's CPU");
         assert_eq!(c.cpu_shared_by.load(Ordering::Relaxed), 5, "{mode:?}: shared by all five");
     }
-    assert_eq!(wakes.try_iter().filter(|w| matches!(w, Wake::BudgetReached)).count(), 5);
+    // Only a stream that found the budget spent with every claimed block written says so
+    // (at least one, the last; others may find the same at the same time).
+    let reached = wakes.try_iter().filter(|w| matches!(w, Wake::BudgetReached)).count();
+    assert!((1..=5).contains(&reached), "{mode:?}: {reached} budget wakes");
     let io = handles[0].0.io.snapshot().unwrap();
     assert_eq!((io.requested.as_str(), io.fallback), (mode.name(), None), "{mode:?}");
 }
@@ -264,7 +267,8 @@ fn moved_senders(mode: SendMode, by_bytes: bool) {
     let dealt: Vec<u64> = handles.iter().map(|(c, _)| c.cpu_shared_by.load(Ordering::Relaxed)).collect();
     assert_eq!(dealt, [2, 2, 1], "{mode:?}: shared_by is the worker each was dealt to");
     assert!(handles.iter().all(|(c, _)| c.finished.load(Ordering::Acquire) && c.cpu_recorded.load(Ordering::Relaxed)));
-    assert_eq!(wakes.try_iter().filter(|w| matches!(w, Wake::BudgetReached)).count(), 3, "{mode:?}");
+    let reached = wakes.try_iter().filter(|w| matches!(w, Wake::BudgetReached)).count();
+    assert!((1..=3).contains(&reached), "{mode:?}: {reached} budget wakes, only from the last writers");
     for (c, _) in &handles {
         let io = c.io.snapshot().unwrap();
         assert_eq!((io.requested.as_str(), io.fallback), (mode.name(), None), "{mode:?}");
