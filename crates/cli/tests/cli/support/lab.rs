@@ -44,7 +44,7 @@ const ROUTER: [&str; 2] = ["10.77.0.254", "10.77.1.254"];
 /// The priority of the lab's clients and servers: above the other tests of the run.
 ///
 /// A lab test asserts what limited a link, and its verdict is only the lab's when the CPU is
-/// not taken by something else: the suite runs four tests at a time on two cores, and a
+/// not taken by something else: the suite runs tests side by side on two cores, and a
 /// loopback test beside a lab test saturates a core. At nice -10 a lab process outweighs a
 /// nice-0 one about nine to one (the scheduler's weights 9548 and 1024), so the other tests are
 /// to it what a nice-19 background is to a user's test; a lab test that starves its own process
