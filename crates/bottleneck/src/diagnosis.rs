@@ -121,6 +121,21 @@ pub struct Verdict {
     pub not_checked: Vec<String>,
 }
 
+impl Verdict {
+    /// A verdict of `main` alone for `direction`, with the far host seen and nothing else to
+    /// say: what a recorded or made-up verdict starts from (tests, fixtures).
+    pub fn of(direction: &str, main: Limit) -> Verdict {
+        Verdict {
+            direction: direction.into(),
+            main,
+            also: Vec::new(),
+            retransmits: None,
+            far_side_seen: true,
+            not_checked: Vec::new(),
+        }
+    }
+}
+
 /// One direction of a finished test, as the outcome reports it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Direction {

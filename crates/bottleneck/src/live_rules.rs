@@ -9,6 +9,7 @@
 use crate::diagnosis::{Direction, Hosts, Limit, RetransmitSplit, Side, Verdict, ids, limit, pct};
 use crate::host_sample::Series;
 use wireperf_doctor::goodput::format_bps;
+use wireperf_doctor::remedy::{self, Remedy};
 
 /// A rate within this share of a ceiling has reached it (headers, slow start and the last
 /// partial interval keep a full link a little under its goodput).
@@ -46,7 +47,7 @@ pub fn diagnose(dir: &Direction, hosts: Hosts<'_>) -> Verdict {
     }
     ceilings(dir, hosts, &mut found);
     let retransmits = retransmit_split(dir, hosts);
-    tcp_limited(dir, &mut found);
+    tcp_limited(dir, hosts, &mut found);
     loss(dir, hosts, retransmits, &mut found, &mut not_checked);
     let mut host_bound = false;
     for (side, role) in [(sender, Role::Sender), (receiver, Role::Receiver)] {
@@ -163,11 +164,16 @@ pub fn retransmit_split(dir: &Direction, hosts: Hosts<'_>) -> Option<RetransmitS
     Some(RetransmitSplit { total, spurious, real: total - spurious })
 }
 
-/// `receiver-window`, `sender-buffer`: the sender's TCP_INFO says what it waited for.
-fn tcp_limited(dir: &Direction, found: &mut Vec<Limit>) {
+/// `receiver-window`, `sender-buffer`: the sender's TCP_INFO says what it waited for. The fix
+/// is the doctor's remedy for that host's buffer (its own `tcp_rmem`/`tcp_wmem` when it was
+/// watched), sized for what the test had in flight.
+fn tcp_limited(dir: &Direction, hosts: Hosts<'_>, found: &mut Vec<Limit>) {
     let (sender, receiver) = dir.sender_receiver();
     let Some(busy) = dir.busy_us.filter(|b| *b > 0) else { return };
     let (snd, rcv) = (sender.as_str(), receiver.as_str());
+    let need = in_flight(dir);
+    let current =
+        |side: Side, key: &str| hosts.of(side).and_then(|s| s.facts.sysctls.get(key)).and_then(|v| remedy::triple(v));
     let cases = [
         (
             dir.rwnd_limited_us,
@@ -175,8 +181,8 @@ fn tcp_limited(dir: &Direction, found: &mut Vec<Limit>) {
             receiver,
             format!("the {snd} waited for the {rcv}'s TCP receive window"),
             "rwnd_limited",
-            format!("on the {rcv}: sysctl -w net.ipv4.tcp_rmem='4096 131072 33554432' net.core.rmem_max=33554432"),
-            "or ask for a larger window: -w 4M",
+            remedy::receive_buffer(current(receiver, "net.ipv4.tcp_rmem"), need),
+            ("ask for a larger window: -w 4M", "or ask for a larger window: -w 4M"),
         ),
         (
             dir.sndbuf_limited_us,
@@ -184,16 +190,18 @@ fn tcp_limited(dir: &Direction, found: &mut Vec<Limit>) {
             sender,
             format!("the {snd} waited for its own send buffer"),
             "sndbuf_limited",
-            format!("on the {snd}: sysctl -w net.ipv4.tcp_wmem='4096 65536 33554432' net.core.wmem_max=33554432"),
-            "or a larger send buffer: -w 4M",
+            remedy::send_buffer(current(sender, "net.ipv4.tcp_wmem"), need),
+            ("ask for a larger send buffer: -w 4M", "or a larger send buffer: -w 4M"),
         ),
     ];
-    for (us, id, side, what, field, sysctl, flag) in cases {
+    for (us, id, side, what, field, buffer, flag) in cases {
         let Some(us) = us else { continue };
         let share = us as f64 / busy as f64;
         if share < LIMITED_SHARE {
             continue;
         }
+        let mut fix = buffer_fix(side, buffer.as_ref(), flag);
+        fix.push(format!("verify: rerun with --why; {field} should fall below 20%"));
         found.push(limit(
             id,
             side,
@@ -204,8 +212,71 @@ fn tcp_limited(dir: &Direction, found: &mut Vec<Limit>) {
                 us as f64 / 1e6,
                 busy as f64 / 1e6
             )],
-            vec![sysctl, flag.to_string(), format!("verify: rerun with --why; {field} should fall below 20%")],
+            fix,
         ));
+    }
+    small_send_buffer(dir, hosts, need, found);
+}
+
+/// A send buffer smaller than what the test keeps in flight: autotuning is capped by the
+/// sender's `tcp_wmem` maximum, and the kernel lets a socket past it only by the one packet
+/// it is building, so a tiny maximum paces the sender. TCP_INFO's `sndbuf_limited` may never
+/// see it: a sender waiting for buffer space in `poll` (behind its unsent mark) rather than
+/// inside `sendmsg` is not counted as limited. Judged from the socket's own figures instead:
+/// the maximum against the bytes in flight (rate × round trip); a buffer under twice that
+/// cannot hold the flight and the next write, which autotuning always keeps room for.
+fn small_send_buffer(dir: &Direction, hosts: Hosts<'_>, need: Option<u64>, found: &mut Vec<Limit>) {
+    if found.iter().any(|l| l.limit == ids::SENDER_BUFFER) {
+        return;
+    }
+    let (sender, _) = dir.sender_receiver();
+    let Some(wmem) =
+        hosts.of(sender).and_then(|s| s.facts.sysctls.get("net.ipv4.tcp_wmem")).and_then(|v| remedy::triple(v))
+    else {
+        return;
+    };
+    let Some(need) = need.filter(|n| *n > 0) else { return };
+    if wmem[2] >= 2 * need {
+        return;
+    }
+    let snd = sender.as_str();
+    let rtt_us = dir.round_trips.tcp_mean_rtt_us.or(dir.round_trips.tcp_min_rtt_us).unwrap_or(0);
+    let mut fix = buffer_fix(
+        sender,
+        remedy::send_buffer(Some(wmem), Some(need)).as_ref(),
+        ("ask for a larger send buffer: -w 4M", "or a larger send buffer: -w 4M"),
+    );
+    fix.push(format!("verify: sysctl net.ipv4.tcp_wmem on the {snd}; rerun with --why"));
+    // Below what is in flight: the buffer is at the kernel's floor and certainly the pace;
+    // below twice it, likely.
+    let strength = if wmem[2] < need { 0.7 } else { 0.5 };
+    found.push(limit(
+        ids::SENDER_BUFFER,
+        sender,
+        strength,
+        vec![format!(
+            "the {snd}'s send buffer may grow to {} bytes (net.ipv4.tcp_wmem max), under twice the {:.1} kB the test had in flight ({} × {rtt_us} µs)",
+            wmem[2],
+            need as f64 / 1e3,
+            format_bps(dir.bits_per_second as u64)
+        )],
+        fix,
+    ));
+}
+
+/// What the test had in flight: its rate × the sender's mean round trip (its minimum when
+/// the mean was not reported), `None` when neither was.
+fn in_flight(dir: &Direction) -> Option<u64> {
+    let rtt = dir.round_trips.tcp_mean_rtt_us.or(dir.round_trips.tcp_min_rtt_us)?;
+    remedy::in_flight(dir.bits_per_second, rtt as f64 / 1e3)
+}
+
+/// The fix lines for a buffer limit on `side`: the remedy's command there, then the `-w`
+/// flag; only the flag (`flag.0`) when the buffer is large enough already.
+fn buffer_fix(side: Side, buffer: Option<&Remedy>, flag: (&str, &str)) -> Vec<String> {
+    match buffer.and_then(|r| r.commands.first()) {
+        Some(command) => vec![format!("on the {}: {command}", side.as_str()), flag.1.to_string()],
+        None => vec![flag.0.to_string()],
     }
 }
 
@@ -390,9 +461,9 @@ fn cpu(dir: &Direction, s: &Series, side: Side, role: Role, found: &mut Vec<Limi
     let iface = s.iface.as_deref().unwrap_or("IFACE");
     if net_share >= 0.4 && s.rps_off() == Some(true) && shares.len() > 1 {
         let others: Vec<u32> = shares.iter().filter(|c| c.cpu != hot.cpu).map(|c| c.cpu as u32).collect();
-        let mask = wireperf_doctor::read::procfs::cpu_mask(&others);
         ev.push(format!("RPS is off on {iface}"));
-        fix.push(format!("spread receive work: echo {mask} > /sys/class/net/{iface}/queues/rx-0/rps_cpus"));
+        // The doctor's remedy: spread the receive work over the other CPUs.
+        fix.extend(remedy::rps(iface, "rx-0", None, &others).commands);
         fix.push(format!(
             "or let wireperf apply it, reversibly: wireperf doctor {iface} --apply (undo: wireperf doctor --undo)"
         ));

@@ -95,42 +95,124 @@ pub fn plan(report: &Report, named: &[String], force: bool, session_iface: Optio
 }
 
 /// Executes the planned steps, journaling each change in `journal_path` (appending to an
-/// existing, not yet undone journal).
+/// existing, not yet undone journal) before it is made.
 pub fn execute(root: &Root, steps: &[Step], journal_path: &Path) -> Result<Vec<StepResult>, Error> {
-    let mut j = match journal::load(journal_path) {
-        Ok(j) if !j.undone && j.root == root.base().display().to_string() => j,
-        _ => Journal::new(root),
-    };
     let mut out = Vec::new();
     for s in steps {
         if let Some(r) = &s.refused {
             out.push(StepResult::Skipped(s.clone(), format!("refused: {r}")));
             continue;
         }
-        let change = match &s.action {
-            Action::WriteFile { path, value } => {
-                let old = root.read(path).map_err(|e| Error::Apply {
-                    what: format!("/{path}"),
-                    msg: format!("cannot read the old value ({e})"),
-                })?;
-                root.write(path, value).map_err(|e| Error::Apply { what: format!("/{path}"), msg: e.to_string() })?;
-                Change::File { path: path.clone(), old, new: value.clone() }
-            }
-            Action::SetRxRing { iface, rx } => {
-                let Some(old) = current_rx_ring(root, iface) else {
-                    out.push(StepResult::Skipped(s.clone(), ring_unavailable(root, iface)));
-                    continue;
-                };
-                set_rx_ring(iface, *rx)?;
-                Change::RxRing { iface: iface.clone(), old, new: *rx }
-            }
-        };
-        let e = Entry { iface: s.iface.clone(), finding: s.finding.to_string(), change, at_unix: journal::now_unix() };
-        j.entries.push(e.clone());
-        journal::save(journal_path, &j)?;
-        out.push(StepResult::Applied(e));
+        match change_for(root, &s.action) {
+            Ok(change) => out.push(StepResult::Applied(make(root, &s.iface, s.finding, change, journal_path)?)),
+            Err(why) => out.push(StepResult::Skipped(s.clone(), why)),
+        }
     }
     Ok(out)
+}
+
+/// Applies `actions` (the fix of `finding` on `iface`) one by one, each journaled before it
+/// is made; the entries made, in order. A step that cannot be made stops the rest and
+/// restores the ones made, so a fix is applied whole or not at all.
+pub fn apply_actions(
+    root: &Root,
+    iface: &str,
+    finding: &str,
+    actions: &[Action],
+    journal_path: &Path,
+) -> Result<Vec<Entry>, Error> {
+    let mut made = Vec::new();
+    for a in actions {
+        let step = change_for(root, a)
+            .map_err(|msg| Error::Apply { what: describe_action(a), msg })
+            .and_then(|c| make(root, iface, finding, c, journal_path));
+        match step {
+            Ok(e) => made.push(e),
+            Err(e) => {
+                let _ = restore_entries(root, journal_path, &made);
+                return Err(e);
+            }
+        }
+    }
+    Ok(made)
+}
+
+/// What `a` would change, with the value there now; `Err` when it cannot be made here.
+fn change_for(root: &Root, a: &Action) -> Result<Change, String> {
+    match a {
+        Action::WriteFile { path, value } => {
+            let old = root.read(path).map_err(|e| format!("cannot read the old value of /{path} ({e})"))?;
+            Ok(Change::File { path: path.clone(), old, new: value.clone() })
+        }
+        Action::SetRxRing { iface, rx } => match current_rx_ring(root, iface) {
+            Some(old) => Ok(Change::RxRing { iface: iface.clone(), old, new: *rx }),
+            None => Err(ring_unavailable(root, iface)),
+        },
+    }
+}
+
+fn describe_action(a: &Action) -> String {
+    match a {
+        Action::WriteFile { path, .. } => format!("/{path}"),
+        Action::SetRxRing { iface, rx } => format!("ethtool -G {iface} rx {rx}"),
+    }
+}
+
+/// Journals `change`, then makes it; a change that fails is taken out of the journal again.
+/// Journal first: a crash between the two leaves an entry whose old value is still what is
+/// there, which `--undo` restores harmlessly; the other order would leave a change nobody
+/// can undo.
+fn make(root: &Root, iface: &str, finding: &str, change: Change, journal_path: &Path) -> Result<Entry, Error> {
+    let e = Entry { iface: iface.to_string(), finding: finding.to_string(), change, at_unix: journal::now_unix() };
+    let mut j = open_journal(root, journal_path);
+    j.entries.push(e.clone());
+    journal::save(journal_path, &j)?;
+    let done = match &e.change {
+        Change::File { path, new, .. } => {
+            root.write(path, new).map_err(|err| Error::Apply { what: format!("/{path}"), msg: err.to_string() })
+        }
+        Change::RxRing { iface, new, .. } => set_rx_ring(iface, *new),
+    };
+    if let Err(err) = done {
+        let mut j = open_journal(root, journal_path);
+        if let Some(i) = j.entries.iter().rposition(|x| *x == e) {
+            j.entries.remove(i);
+        }
+        journal::save(journal_path, &j)?;
+        return Err(err);
+    }
+    Ok(e)
+}
+
+/// The journal to append to: the one at `path` unless it was undone or is another root's.
+fn open_journal(root: &Root, path: &Path) -> Journal {
+    match journal::load(path) {
+        Ok(j) if !j.undone && j.root == root.base().display().to_string() => j,
+        _ => Journal::new(root),
+    }
+}
+
+/// Restores `entries` (newest first) and takes them out of the journal: the fix loop's undo
+/// of one step, leaving the rest of the journal as it was.
+pub fn restore_entries(root: &Root, journal_path: &Path, entries: &[Entry]) -> Result<(), Error> {
+    for e in entries.iter().rev() {
+        restore(root, &e.change)?;
+        let mut j = open_journal(root, journal_path);
+        if let Some(i) = j.entries.iter().rposition(|x| x == e) {
+            j.entries.remove(i);
+            journal::save(journal_path, &j)?;
+        }
+    }
+    Ok(())
+}
+
+fn restore(root: &Root, c: &Change) -> Result<(), Error> {
+    match c {
+        Change::File { path, old, .. } => {
+            root.write(path, old).map_err(|err| Error::Apply { what: format!("restore /{path}"), msg: err.to_string() })
+        }
+        Change::RxRing { iface, old, .. } => set_rx_ring(iface, *old),
+    }
 }
 
 fn ring_unavailable(root: &Root, iface: &str) -> String {
@@ -169,12 +251,7 @@ pub fn undo(root: &Root, journal_path: &Path) -> Result<Vec<Entry>, Error> {
         });
     }
     for e in j.entries.iter().rev() {
-        match &e.change {
-            Change::File { path, old, .. } => root
-                .write(path, old)
-                .map_err(|err| Error::Apply { what: format!("restore /{path}"), msg: err.to_string() })?,
-            Change::RxRing { iface, old, .. } => set_rx_ring(iface, *old)?,
-        }
+        restore(root, &e.change)?;
     }
     j.undone = true;
     journal::save(journal_path, &j)?;

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use crate::apply::{self, StepResult};
 use crate::error::Error;
-use crate::journal::{self, Change};
+use crate::journal;
 use crate::read::KernelLogSource;
 use crate::root::Root;
 use crate::rules::{RuleOptions, Severity};
@@ -67,7 +67,7 @@ pub fn run_with(args: &DoctorConfig, out: &mut dyn Write) -> Result<i32, Error> 
     if args.undo {
         let entries = apply::undo(&root, &journal_path)?;
         for e in &entries {
-            let _ = writeln!(out, "restored {}", describe_restore(&e.change));
+            let _ = writeln!(out, "restored {}", e.change.describe_restore());
         }
         let _ = writeln!(out, "undo complete: {} change(s) restored from {}", entries.len(), journal_path.display());
         return Ok(0);
@@ -118,7 +118,7 @@ pub fn run_with(args: &DoctorConfig, out: &mut dyn Write) -> Result<i32, Error> 
         for r in &results {
             match r {
                 StepResult::Applied(e) => {
-                    let _ = writeln!(out, "  done: {}", describe_change(&e.change));
+                    let _ = writeln!(out, "  done: {}", e.change.describe());
                 }
                 StepResult::Skipped(s, why) => {
                     let _ = writeln!(out, "  skipped: {} — {why}", s.describe());
@@ -138,18 +138,4 @@ pub fn run_with(args: &DoctorConfig, out: &mut dyn Write) -> Result<i32, Error> 
         Some(Severity::Warn) => 1,
         _ => 0,
     })
-}
-
-fn describe_change(c: &Change) -> String {
-    match c {
-        Change::File { path, old, new } => format!("/{path}: {} → {}", old.replace('\t', " "), new.replace('\t', " ")),
-        Change::RxRing { iface, old, new } => format!("{iface} rx ring: {old} → {new}"),
-    }
-}
-
-fn describe_restore(c: &Change) -> String {
-    match c {
-        Change::File { path, old, new } => format!("/{path}: {} → {}", new.replace('\t', " "), old.replace('\t', " ")),
-        Change::RxRing { iface, old, new } => format!("{iface} rx ring: {new} → {old}"),
-    }
 }

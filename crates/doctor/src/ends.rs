@@ -9,6 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::remedy;
 use crate::share::SharedHost;
 
 /// What a direction of the test moved, for the receive-buffer check.
@@ -180,8 +181,7 @@ impl Ends<'_> {
         let value = |h: &SharedHost| {
             h.tcp_rmem_max.map_or("tcp_rmem max not read".into(), |m| format!("tcp_rmem max {m} bytes"))
         };
-        // Room for twice the BDP: the window must also cover the queue a full link builds.
-        let want = ((bdp * 4.0) as u64).next_power_of_two();
+        let fix = buffer_fix(host, name, remedy::in_flight(load.rate_bps, load.rtt_ms));
         Some(self.finding(
             "receive-buffer-bdp",
             "warn",
@@ -193,10 +193,24 @@ impl Ends<'_> {
                 usable / 1e3
             ),
             (value(self.client), value(self.server)),
-            vec![format!(
-                "on the {name}: sudo sysctl -w net.ipv4.tcp_rmem='4096 131072 {want}' net.core.rmem_max={want}"
-            )],
+            vec![fix],
         ))
+    }
+}
+
+/// The fix line for `host` (named `name`) to hold `need` bytes in flight: the one remedy
+/// for a small receive buffer. An older wireperf server sends only the maximum: its min and
+/// default are then taken as the kernel's.
+fn buffer_fix(host: &SharedHost, name: &str, need: Option<u64>) -> String {
+    let current = host
+        .tcp_rmem
+        .or_else(|| host.tcp_rmem_max.map(|max| [remedy::KERNEL_TCP_RMEM[0], remedy::KERNEL_TCP_RMEM[1], max]));
+    match remedy::receive_buffer(current, need).and_then(|r| r.commands.into_iter().next()) {
+        Some(command) => format!("on the {name}: {command}"),
+        // The maximum is at the remedy's cap already: one window cannot grow further.
+        None => format!(
+            "on the {name}: its tcp_rmem maximum is as large as wireperf advises; more streams (-P 4) each bring their own window"
+        ),
     }
 }
 
@@ -289,14 +303,28 @@ mod tests {
         assert!(f[0].summary.starts_with("The server's receive buffer cannot hold the upload's"), "{}", f[0].summary);
         assert!(f[0].summary.contains("1000 Mbit/s × 40.0 ms = 5000 kB"), "{}", f[0].summary);
         assert_eq!(f[0].server, "tcp_rmem max 4194304 bytes");
-        assert_eq!(
-            f[0].fix,
-            ["on the server: sudo sysctl -w net.ipv4.tcp_rmem='4096 131072 33554432' net.core.rmem_max=33554432"]
-        );
+        assert_eq!(f[0].fix, ["on the server: sudo sysctl -w net.ipv4.tcp_rmem='4096 131072 33554432'"]);
         // The client's 6 MiB holds 3.1 MB: still short of 5 MB.
         assert!(f[1].summary.starts_with("The client's receive buffer"), "{}", f[1].summary);
         // On a LAN the same buffers are ample.
         let lan = PathLoad { upload: Some(DirectionLoad { rate_bps: 1e9, rtt_ms: 0.5 }), download: None };
         assert!(compare(&a, &b, &lan).is_empty());
+    }
+
+    #[test]
+    fn a_receivers_fix_keeps_its_own_min_and_default_and_leaves_rmem_max_alone() {
+        let a = host("eth0", 1000, "full", 1500, "pci");
+        let mut b = host("eth1", 1000, "full", 1500, "pci");
+        b.tcp_rmem = Some([8192, 262_144, 4 << 20]);
+        b.tcp_rmem_max = Some(4 << 20);
+        let load = PathLoad { upload: Some(DirectionLoad { rate_bps: 1e9, rtt_ms: 40.0 }), download: None };
+        let f = compare(&a, &b, &load);
+        assert_eq!(f[0].fix, ["on the server: sudo sysctl -w net.ipv4.tcp_rmem='8192 262144 33554432'"]);
+        // Already at the cap (64 MiB) and still short: no sysctl to offer, more streams instead.
+        b.tcp_rmem = Some([4096, 131_072, 64 << 20]);
+        b.tcp_rmem_max = Some(64 << 20);
+        let far = PathLoad { upload: Some(DirectionLoad { rate_bps: 10e9, rtt_ms: 100.0 }), download: None };
+        let f = compare(&a, &b, &far);
+        assert!(f[0].fix[0].starts_with("on the server: ") && f[0].fix[0].contains("-P 4"), "{:?}", f[0].fix);
     }
 }

@@ -36,6 +36,29 @@ pub enum Change {
     },
 }
 
+impl Change {
+    /// The change as a user reads it: `/proc/sys/net/ipv4/tcp_rmem: 4096 8192 8192 → 4096 131072 6291456`.
+    pub fn describe(&self) -> String {
+        match self {
+            Change::File { path, old, new } => format!("/{path}: {} → {}", spaced(old), spaced(new)),
+            Change::RxRing { iface, old, new } => format!("{iface} rx ring: {old} → {new}"),
+        }
+    }
+
+    /// Its undo as a user reads it (new → old).
+    pub fn describe_restore(&self) -> String {
+        match self {
+            Change::File { path, old, new } => format!("/{path}: {} → {}", spaced(new), spaced(old)),
+            Change::RxRing { iface, old, new } => format!("{iface} rx ring: {new} → {old}"),
+        }
+    }
+}
+
+/// sysctl triples are tab separated in /proc; a line shows them with spaces.
+fn spaced(v: &str) -> String {
+    v.replace('\t', " ")
+}
+
 /// A journal entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {

@@ -22,6 +22,9 @@
 //! - `ends.rs` — [`ends::compare`]: the two hosts against each other (MTU, line rates, duplex,
 //!   receive buffers against the path's BDP), each finding naming both hosts' values.
 //! - `rules/` — one file per group of rules; `rules/mod.rs` has [`Finding`], [`Severity`], the registry.
+//! - `remedy.rs` — [`remedy::Remedy`]: the one fix (commands, `--apply` actions, persistence) for
+//!   a small receive or send buffer, RPS off and a short txqueuelen, which the rules, `ends.rs`
+//!   and the bottleneck finder all print.
 //! - `render.rs` — the text report. `json.rs` — the `--json` document (schema version [`json::SCHEMA_VERSION`]).
 //! - `apply.rs` — `--apply` planning/execution and `--undo`; `journal.rs` — the JSON journal of changes.
 //! - `snapshot_capture.rs` — `--snapshot`: copy exactly the files read (+ kernel log) to a dir or tar.
@@ -45,6 +48,7 @@ pub mod json;
 pub mod link_parts;
 pub mod qdisc;
 pub mod read;
+pub mod remedy;
 pub mod render;
 pub mod root;
 pub mod route;

@@ -45,6 +45,11 @@ pub struct SharedHost {
     /// value), bytes: what a receiver on this host can hold in flight.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp_rmem_max: Option<u64>,
+    /// The whole `net.ipv4.tcp_rmem` triple (min, default, max), so a fix for this host keeps
+    /// its min and default valid ([`crate::remedy::receive_buffer`]). Absent from an older
+    /// wireperf's reply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp_rmem: Option<[u64; 3]>,
 }
 
 /// The link facts a reader compares across the two hosts.
@@ -158,6 +163,7 @@ impl SharedHost {
     pub fn from_report(r: &InterfaceReport, host: &HostSnapshot, from_fixture: bool) -> SharedHost {
         SharedHost {
             tcp_rmem_max: host.sysctl_ints("net.ipv4.tcp_rmem").and_then(|v| v.get(2).copied()),
+            tcp_rmem: host.sysctls.get("net.ipv4.tcp_rmem").and_then(|v| crate::remedy::triple(v)),
             iface: r.link.name.clone(),
             from_fixture,
             link: SharedLink::from(&r.link),
@@ -262,12 +268,33 @@ mod tests {
             findings: vec![SharedFinding::from(&f)],
             kernel_events: vec!["usb 2-1: reset SuperSpeed USB device".into()],
             tcp_rmem_max: Some(6_291_456),
+            tcp_rmem: Some([4096, 131_072, 6_291_456]),
         };
         let back: SharedHost = serde_json::from_value(serde_json::to_value(&host).unwrap()).unwrap();
         assert_eq!(back, host);
         assert_eq!(back.findings[0].severity, "crit");
         assert_eq!(back.findings[0].fix, ["modprobe r8152"]);
         assert_eq!(back.serious_ids(), ["generic-usb-driver"]);
+    }
+
+    #[test]
+    fn the_tcp_rmem_triple_is_shared_and_an_older_reply_without_it_still_reads() {
+        let mut host = HostSnapshot::default();
+        host.sysctls.insert("net.ipv4.tcp_rmem".into(), "4096 8192 8192".into());
+        let r = InterfaceReport {
+            link: LinkSnapshot::default(),
+            findings: Vec::new(),
+            not_checked: Vec::new(),
+            passed: Vec::new(),
+        };
+        let shared = SharedHost::from_report(&r, &host, false);
+        assert_eq!((shared.tcp_rmem, shared.tcp_rmem_max), (Some([4096, 8192, 8192]), Some(8192)));
+        // An older server's reply: the same document without the triple.
+        let mut old = serde_json::to_value(&shared).unwrap();
+        old.as_object_mut().unwrap().remove("tcp_rmem");
+        let back: SharedHost = serde_json::from_value(old).unwrap();
+        assert_eq!((back.tcp_rmem, back.tcp_rmem_max), (None, Some(8192)));
+        assert!(serde_json::to_value(SharedHost::default()).unwrap().get("tcp_rmem").is_none());
     }
 
     #[test]

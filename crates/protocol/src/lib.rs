@@ -12,6 +12,8 @@
 //! - [`errno`]: iperf3's `i_errno` codes and the messages stock clients print for them.
 //! - [`frame`]: the incremental reader for what arrives on the control connection
 //!   (cookie, state bytes, length-prefixed JSON, SERVER_ERROR payloads), with size limits.
+//! - [`fix_wire`]: the fix channel of `suite --fix` to a `--allow-fix` server (its cookie
+//!   and messages).
 //! - [`params`]: the test parameters JSON the client sends after PARAM_EXCHANGE.
 //! - [`results`]: the results JSON both sides exchange after the test.
 //! - [`schema`]: iperf3's `-J` output document as typed structs (start, intervals, end).
@@ -31,6 +33,7 @@ pub mod client;
 pub mod cookie;
 pub mod datetime;
 pub mod errno;
+pub mod fix_wire;
 pub mod frame;
 pub mod outcome;
 pub mod params;

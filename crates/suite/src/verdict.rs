@@ -345,14 +345,7 @@ mod tests {
             fix: Vec::new(),
             strength: 1.0,
         };
-        let verdict = |direction: &str, main| Bottleneck {
-            direction: direction.into(),
-            main,
-            also: Vec::new(),
-            retransmits: None,
-            far_side_seen: true,
-            not_checked: Vec::new(),
-        };
+        let verdict = |direction: &str, main| Bottleneck::of(direction, main);
         let mut p = phase_result(Phase::Bidir, 477e6, 600e6);
         p.bottleneck = vec![
             // The upload's limit was the path: no finding of the client explains it.

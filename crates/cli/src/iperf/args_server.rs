@@ -49,4 +49,15 @@ pub struct PublicServerArgs {
     /// Read the kernel log shared with clients from this file (as `doctor --kernel-log`).
     #[arg(long = "host-kernel-log", value_name = "FILE", help_heading = PUBLIC_SERVER, conflicts_with = "no_share_host")]
     pub host_kernel_log: Option<std::path::PathBuf>,
+    /// Let a `wireperf suite --fix` client change this host: it asks by finding id, this
+    /// server recomputes its own doctor's fix and applies only that (never a path or value
+    /// sent by the client; never a change that drops the link), journals it, logs it with the
+    /// client's address, and restores every change not yet kept when the client's channel
+    /// closes. Needs root. Never on a server anyone can reach (docs/fix.md).
+    #[arg(long = "allow-fix", help_heading = PUBLIC_SERVER)]
+    pub allow_fix: bool,
+    /// With --allow-fix: the journal of this host's changes (default: the doctor's);
+    /// `wireperf doctor --undo --journal FILE` restores it.
+    #[arg(long = "fix-journal", value_name = "FILE", requires = "allow_fix", help_heading = PUBLIC_SERVER)]
+    pub fix_journal: Option<std::path::PathBuf>,
 }

@@ -67,6 +67,10 @@ pub(super) fn lower(a: &IperfArgs, common: Common) -> Result<(Mode, Pending), Pa
                 kernel_log: a.public.host_kernel_log.clone(),
             })
         },
+        allow_fix: a
+            .public
+            .allow_fix
+            .then(|| wireperf_fix::serve::ServeConfig { journal: a.public.fix_journal.clone() }),
     };
     Ok((Mode::Server(ServerRun { config: Box::new(cfg), output: common.out, process: proc }), pending))
 }

@@ -31,7 +31,7 @@
 
 pub mod args;
 pub mod args_server;
-mod auth;
+pub(crate) mod auth;
 mod client_cmd;
 mod cnum;
 mod debug_out;

@@ -145,4 +145,6 @@ pub struct ServerProcess {
     pub log_format: LogFormat,
     /// What of this host a client that asks is told (`--no-share-host`, `--host-root`).
     pub share: wireperf_bottleneck::engine_watch::HostSharing,
+    /// `--allow-fix`: serve `suite --fix` clients' fix channels.
+    pub allow_fix: Option<wireperf_fix::serve::ServeConfig>,
 }

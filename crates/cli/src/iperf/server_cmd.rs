@@ -21,6 +21,8 @@ struct Hooks {
     log_format: LogFormat,
     /// What a client that asks is told of this host.
     share: std::sync::Arc<wireperf_bottleneck::engine_watch::HostSharing>,
+    /// `--allow-fix`: how fix channels are served, and the gate that keeps them one at a time.
+    fix: Option<(wireperf_fix::serve::ServeConfig, wireperf_fix::serve::SessionGate)>,
 }
 
 impl Hooks {
@@ -87,6 +89,39 @@ impl ServerHooks for Hooks {
         self.error(&crate::iperf::server_log::format(rec, self.log_format));
     }
 
+    fn fix_channel(
+        &mut self,
+        mut sock: std::net::TcpStream,
+        addr: std::net::SocketAddr,
+        auth: Option<wireperf_engine::server::AuthHook>,
+    ) -> Option<std::net::TcpStream> {
+        let Some((cfg, gate)) = self.fix.as_ref() else { return Some(sock) };
+        let Some(held) = gate.enter() else {
+            use std::io::Write;
+            use wireperf_protocol::fix_wire::{FixAnswer, encode_answer};
+            let reason = "another client's fix loop is running on this server; try again when it is done".to_string();
+            let _ = sock.write_all(&encode_answer(&FixAnswer::Refused { reason }));
+            self.error(&format!("wireperf: fix channel from {}: refused, another one is open", addr.ip()));
+            return None;
+        };
+        let (cfg, sink, to_log) = (cfg.clone(), self.sink.clone(), self.to_log);
+        let spawned = std::thread::Builder::new().name("wireperf-fix".into()).spawn(move || {
+            let mut log = |line: String| {
+                if to_log {
+                    sink.lines(&format!("wireperf: {line}\n"), None);
+                    sink.flush();
+                } else {
+                    eprintln!("wireperf: {line}");
+                }
+            };
+            wireperf_fix::serve::serve(sock, addr, &cfg, auth, held, &mut log);
+        });
+        if spawned.is_err() {
+            self.error("wireperf: cannot start a thread for a fix channel");
+        }
+        None
+    }
+
     fn log(&mut self, line: &str) {
         // The serve loop reports a client turned away while busy as "refused <addr>: …".
         if let Some(m) = self.metrics.as_ref().filter(|_| line.starts_with("refused ")) {
@@ -141,6 +176,7 @@ pub fn run(run: &ServerRun) -> i32 {
         concurrent: cfg.max_tests > 1,
         log_format: proc.log_format,
         share: std::sync::Arc::new(proc.share.clone()),
+        fix: proc.allow_fix.clone().map(|c| (c, wireperf_fix::serve::SessionGate::default())),
     };
     let res = server.run(&mut hooks, &stop);
     sink.flush();

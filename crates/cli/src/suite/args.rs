@@ -113,6 +113,34 @@ pub struct SuiteArgs {
     /// PCT percent and the change is significant (a drop within noise passes).
     #[arg(long = "fail-on-regression", value_name = "PCT", value_parser = super::baseline::percent, requires = "compare_to")]
     pub fail_on_regression: Option<f64>,
+    /// Diagnose, fix, prove: measure a baseline (--repeat rounds of every phase, default 5),
+    /// plan every fix the verdicts and both hosts' doctors point at, then per step: ask, apply
+    /// it (this host as root; the server only when it runs with --allow-fix), measure the same
+    /// rounds again, keep it when the direction it targets improved beyond noise (Welch, 95%)
+    /// and nothing got worse, else undo it. `--fix=plan` prints the plan and changes nothing.
+    /// docs/fix.md.
+    #[arg(long, value_name = "plan", num_args = 0..=1, require_equals = true, default_missing_value = "apply",
+          value_parser = ["apply", "plan"], conflicts_with_all = ["compare_to", "fail_on_regression", "expect_min", "expect_max_loaded_latency", "junit"])]
+    pub fix: Option<String>,
+    /// With --fix: apply every step without asking (scripts; steps by hand are listed only).
+    #[arg(long, requires = "fix")]
+    pub yes: bool,
+    /// With --fix: apply only the steps for these causes (finding or bottleneck ids, comma
+    /// separated: `receiver-window,rps-off`); the rest of the plan is printed, not applied.
+    #[arg(long = "fix-only", value_name = "IDS", value_delimiter = ',', requires = "fix")]
+    pub fix_only: Vec<String>,
+    /// With --fix: this host's journal of changes (default: the doctor's,
+    /// /var/lib/wireperf/doctor-journal.json as root); `wireperf doctor --undo --journal FILE`
+    /// restores what a killed loop left.
+    #[arg(long = "journal", value_name = "FILE", requires = "fix")]
+    pub journal: Option<PathBuf>,
+    /// With --fix, for a server that authenticates its clients: the user (the password comes
+    /// from IPERF3_PASSWORD, else the terminal).
+    #[arg(long = "username", value_name = "NAME", requires = "fix")]
+    pub username: Option<String>,
+    /// With --fix, for a server that authenticates its clients: its RSA public key (PEM).
+    #[arg(long = "rsa-public-key-path", value_name = "FILE", requires = "fix")]
+    pub rsa_public_key_path: Option<String>,
     /// Do not store the run in the history database.
     #[arg(long)]
     pub no_save: bool,

@@ -3,6 +3,8 @@
 mod args;
 mod baseline;
 mod finished;
+mod fix;
+mod fix_render;
 mod render;
 
 pub use args::SuiteArgs;
@@ -25,7 +27,7 @@ pub fn save(
 }
 
 /// What is stored of one suite run.
-fn new_run(result: &SuiteResult, kind: wireperf_store::RunKind) -> wireperf_store::NewRun {
+pub(super) fn new_run(result: &SuiteResult, kind: wireperf_store::RunKind) -> wireperf_store::NewRun {
     let mut run = wireperf_store::NewRun::new(kind, Some(wireperf_store::current_command_line()));
     for p in &result.phases {
         run = run.phase(p.phase.name(), p.report.clone());
@@ -81,6 +83,9 @@ fn stored_findings(result: &SuiteResult) -> serde_json::Value {
 /// failed; with a gate (`--expect-min`, `--expect-max-loaded-latency`) 0 met, 1 missed, 2
 /// could not test.
 pub fn run(a: &SuiteArgs) -> i32 {
+    if a.fix.is_some() {
+        return fix::run(a);
+    }
     let repeat = a.repeat();
     if let Err(e) = check_warmup(a, repeat.as_ref()) {
         eprintln!("wireperf suite: error - {e}");

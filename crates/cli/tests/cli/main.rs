@@ -22,6 +22,7 @@ mod doctor_live;
 mod exporter;
 mod far_host_lab;
 mod file_transfer;
+mod fix_lab;
 mod flowlabel;
 mod history;
 mod interop_client;

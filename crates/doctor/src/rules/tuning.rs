@@ -1,8 +1,24 @@
 //! Tuning rules: R7 rps-off, R10 small-rings, R11 coalescing, R12 txqueuelen, R13 socket-buffers.
-//! Their fixes are the safe, reversible ones `--apply` may perform.
+//! Their fixes are the safe, reversible ones `--apply` may perform. The fixes of RPS, txqueuelen
+//! and the socket buffers, and their actions, come from [`crate::remedy`], so the doctor, the
+//! two-ends check and the bottleneck finder print one change for one cause.
 
-use super::parts::{Action, Ctx, Outcome, Severity, finding, fix, with_apply};
-use crate::read::procfs::{cpu_mask, mask_is_zero, sysctl_path};
+use super::parts::{Action, Ctx, Fix, Outcome, Severity, finding, fix, with_apply};
+use crate::read::procfs::{cpu_mask, mask_is_zero};
+use crate::remedy::{self, Remedy};
+
+/// The kernel's default txqueuelen, what the txqueuelen rule restores.
+const TXQUEUELEN: u32 = 1000;
+
+/// The fix of a remedy: its commands, `verify`, and each persist line behind `persist_as`.
+fn remedy_fix(r: &Remedy, verify: &[String], persist_as: &str) -> Fix {
+    Fix {
+        commands: r.commands.clone(),
+        verify: verify.to_vec(),
+        drops_link: false,
+        notes: r.persist.iter().map(|p| format!("{persist_as}{p}")).collect(),
+    }
+}
 
 /// R7: one RX queue, several CPUs, RPS off.
 pub fn rps_off(ctx: &Ctx) -> Outcome {
@@ -26,6 +42,7 @@ pub fn rps_off(ctx: &Ctx) -> Outcome {
     if !mask_is_zero(mask) {
         return Outcome::Passed;
     }
+    let r = remedy::rps(&l.name, q, Some(mask), cpus);
     let new = cpu_mask(cpus);
     let n = &l.name;
     let mut ev = vec![
@@ -39,22 +56,18 @@ pub fn rps_off(ctx: &Ctx) -> Outcome {
     }
     let fast = l.speed_mbps.is_some_and(|s| s >= 2500);
     let severity = if fast && (squeezed > 0 || dropped > 0) { Severity::Crit } else { Severity::Warn };
-    let path = format!("sys/class/net/{n}/queues/{q}/rps_cpus");
+    let verify = [
+        format!("cat /sys/class/net/{n}/queues/{q}/rps_cpus   # {new}"),
+        "grep NET_RX /proc/softirqs   # counts grow on every CPU".into(),
+    ];
     let o = finding(
         "rps-off",
         severity,
         "All receive processing for this single-queue NIC runs on one CPU; RPS would spread it over all CPUs.",
         ev,
-        fix(
-            &[format!("echo {new} | sudo tee /{path}")],
-            &[format!("cat /{path}   # {new}"), "grep NET_RX /proc/softirqs   # counts grow on every CPU".into()],
-            false,
-            &[&format!(
-                "Persist with a udev rule: ACTION==\"add\", SUBSYSTEM==\"net\", KERNEL==\"{n}\", ATTR{{queues/{q}/rps_cpus}}=\"{new}\""
-            )],
-        ),
+        remedy_fix(&r, &verify, "Persist with a udev rule: "),
     );
-    with_apply(o, vec![Action::WriteFile { path, value: new }])
+    with_apply(o, r.actions)
 }
 
 /// R10: the RX ring is below its maximum while RX drops are counted.
@@ -147,7 +160,7 @@ pub fn txqueuelen(ctx: &Ctx) -> Outcome {
     let Some(q) = l.tx_queue_len else {
         return Outcome::NotChecked("tx_queue_len not reported".into());
     };
-    if q >= 1000 {
+    if q >= TXQUEUELEN {
         return Outcome::Passed;
     }
     if !l.link_up() {
@@ -173,16 +186,21 @@ pub fn txqueuelen(ctx: &Ctx) -> Outcome {
         }
         None => Severity::Info,
     };
-    let path = format!("sys/class/net/{n}/tx_queue_len");
+    let r = remedy::txqueuelen(n, Some(q), TXQUEUELEN);
+    let verify = [format!("cat /sys/class/net/{n}/tx_queue_len   # {TXQUEUELEN}")];
     let o = finding(
         "txqueuelen",
         severity,
         "The transmit queue is shorter than the kernel default; at gigabit rates bursts overflow it.",
         ev,
-        fix(&[format!("sudo ip link set {n} txqueuelen 1000")], &[format!("cat /{path}   # 1000")], false, &[]),
+        remedy_fix(&r, &verify, "Persist with a udev rule: "),
     );
-    with_apply(o, vec![Action::WriteFile { path, value: "1000".into() }])
+    with_apply(o, r.actions)
 }
+
+/// [`remedy::receive_buffer`] or [`remedy::send_buffer`]: a buffer's remedy for its current
+/// triple and the bytes in flight.
+type BufferRemedy = fn(Option<[u64; 3]>, Option<u64>) -> Option<Remedy>;
 
 /// R13: TCP buffer maximums below the bandwidth-delay product (only with a known RTT).
 pub fn socket_buffers(ctx: &Ctx) -> Outcome {
@@ -197,37 +215,29 @@ pub fn socket_buffers(ctx: &Ctx) -> Outcome {
         return Outcome::NotChecked("link speed not reported".into());
     };
     let rate = l.goodput.map(|g| g.tcp_bps).unwrap_or(u64::from(speed) * 1_000_000);
-    let bdp = (rate as f64 * rtt / 1000.0 / 8.0) as u64;
+    let bdp = remedy::in_flight(rate as f64, rtt).unwrap_or(0);
     let (Some(rmem), Some(wmem)) =
-        (ctx.host.sysctl_ints("net.ipv4.tcp_rmem"), ctx.host.sysctl_ints("net.ipv4.tcp_wmem"))
+        (ctx.host.sysctls.get("net.ipv4.tcp_rmem"), ctx.host.sysctls.get("net.ipv4.tcp_wmem"))
     else {
         return Outcome::NotChecked("tcp_rmem/tcp_wmem not reported".into());
     };
-    let (Some(&rmax), Some(&wmax)) = (rmem.get(2), wmem.get(2)) else {
+    let (Some(rmem), Some(wmem)) = (remedy::triple(rmem), remedy::triple(wmem)) else {
         return Outcome::NotChecked("tcp_rmem/tcp_wmem malformed".into());
     };
-    if rmax >= bdp && wmax >= bdp {
+    if rmem[2] >= bdp && wmem[2] >= bdp {
         return Outcome::Passed;
     }
-    let target = bdp.next_power_of_two().max(33_554_432);
     let mut ev = vec![format!("bandwidth-delay product {bdp} bytes ({} Mbit/s × {rtt} ms)", rate / 1_000_000)];
-    let mut actions = Vec::new();
-    let mut cmds = Vec::new();
-    for (name, vals, core) in
-        [("net.ipv4.tcp_rmem", &rmem, "net.core.rmem_max"), ("net.ipv4.tcp_wmem", &wmem, "net.core.wmem_max")]
-    {
-        if vals.len() < 3 || vals[2] >= bdp {
+    let mut remedies = Vec::new();
+    // Each buffer short of the BDP gets its remedy (the receive buffer first).
+    let buffers: [(&str, [u64; 3], BufferRemedy); 2] =
+        [("net.ipv4.tcp_rmem", rmem, remedy::receive_buffer), ("net.ipv4.tcp_wmem", wmem, remedy::send_buffer)];
+    for (name, current, remedy_for) in buffers {
+        if current[2] >= bdp {
             continue;
         }
-        ev.push(format!("{name} max = {}", vals[2]));
-        let new = format!("{}\t{}\t{target}", vals[0], vals[1]);
-        cmds.push(format!("sudo sysctl -w {name}=\"{} {} {target}\"", vals[0], vals[1]));
-        actions.push(Action::WriteFile { path: sysctl_path(name), value: new });
-        let cur_core: u64 = ctx.host.sysctls.get(core).and_then(|v| v.parse().ok()).unwrap_or(0);
-        if cur_core < target {
-            cmds.push(format!("sudo sysctl -w {core}={target}"));
-            actions.push(Action::WriteFile { path: sysctl_path(core), value: target.to_string() });
-        }
+        ev.push(format!("{name} max = {}", current[2]));
+        remedies.extend(remedy_for(Some(current), Some(bdp)));
     }
     let o = finding(
         "socket-buffers",
@@ -236,12 +246,27 @@ pub fn socket_buffers(ctx: &Ctx) -> Outcome {
             "TCP buffers are smaller than the bandwidth-delay product at {rtt} ms, so one stream cannot fill the link."
         ),
         ev,
-        fix(
-            &cmds,
-            &["sysctl net.ipv4.tcp_rmem net.ipv4.tcp_wmem".into()],
-            false,
-            &["Persist in /etc/sysctl.d/60-link-doctor.conf."],
-        ),
+        buffers_fix(&remedies),
     );
-    with_apply(o, actions)
+    with_apply(o, remedies.into_iter().flat_map(|r| r.actions).collect())
+}
+
+/// The socket-buffers fix: every short buffer's remedy in turn. There is none when each short
+/// maximum is at the remedies' cap (64 MiB) already, below a larger BDP: only more streams help.
+fn buffers_fix(remedies: &[Remedy]) -> Fix {
+    let verify = ["sysctl net.ipv4.tcp_rmem net.ipv4.tcp_wmem".to_string()];
+    if remedies.is_empty() {
+        return fix(
+            &[],
+            &verify,
+            false,
+            &["The maximums are as large as wireperf advises; more streams (-P 4) each bring their own buffer."],
+        );
+    }
+    Fix {
+        commands: remedies.iter().flat_map(|r| r.commands.iter().cloned()).collect(),
+        verify: verify.to_vec(),
+        drops_link: false,
+        notes: remedies.iter().flat_map(|r| r.persist.iter().map(|p| format!("Persist: {p}"))).collect(),
+    }
 }

@@ -393,6 +393,16 @@ fn socket_buffers_only_with_an_rtt() {
     assert!(
         f.apply.iter().any(|a| matches!(a, Action::WriteFile { path, .. } if path == "proc/sys/net/ipv4/tcp_rmem"))
     );
+    // The remedies' fix: 4 × 14.7 MB rounds up to 64 MiB; rmem_max/wmem_max are not touched
+    // (autotuning never reads them).
+    assert_eq!(
+        f.fix.commands,
+        [
+            "sudo sysctl -w net.ipv4.tcp_rmem='4096 131072 67108864'",
+            "sudo sysctl -w net.ipv4.tcp_wmem='4096 16384 67108864'"
+        ]
+    );
+    assert!(f.apply.iter().all(|a| !matches!(a, Action::WriteFile { path, .. } if path.contains("net/core"))));
     // LAN RTT: nothing to say.
     let r = inspect_root(t.root(), RuleOptions { rtt_ms: Some(0.3), want_mtu: None });
     assert_eq!(ids(&r), set(&[]));

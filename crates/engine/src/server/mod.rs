@@ -49,6 +49,15 @@ pub trait ServerHooks {
     /// A structured record for the operator's log (accepted, queued, finished, failed,
     /// refused, dropped). The default ignores it.
     fn record(&mut self, _rec: &ServerRecord) {}
+    /// A connection that opened with the fix channel's cookie
+    /// ([`wireperf_protocol::fix_wire::FIX_COOKIE`], `suite --fix`): the owner takes it (a
+    /// `--allow-fix` server serves it on a thread of its own) by returning `None`, or hands it
+    /// back, and the loop answers that this server changes nothing. `auth` is the server's
+    /// authentication for this connection, when it authenticates clients. The default
+    /// hands every one back: fixing a host is never on unless its owner asks for it.
+    fn fix_channel(&mut self, sock: TcpStream, _addr: SocketAddr, _auth: Option<AuthHook>) -> Option<TcpStream> {
+        Some(sock)
+    }
 }
 
 /// A bound iperf3-compatible server.
@@ -196,6 +205,10 @@ impl Serving<'_> {
     /// A connection that sent its cookie: a data connection of a test in stream setup, or a
     /// new test, started, queued or refused.
     fn greeted(&mut self, sock: TcpStream, addr: SocketAddr, cookie: [u8; COOKIE_SIZE], seq: u64) {
+        if cookie == wireperf_protocol::fix_wire::FIX_COOKIE {
+            self.fix_channel(sock, addr);
+            return;
+        }
         if let Some(a) = self.reg.by_cookie(&cookie) {
             if a.accepting.load(Ordering::Acquire) {
                 let _ = a.notify.send(Wake::DataConn(sock, seq));
@@ -228,6 +241,23 @@ impl Serving<'_> {
             }
             Err(full) => refuse(self.hooks, sock, addr, &full.describe(), None, Some(full.limit())),
         }
+    }
+
+    /// A fix channel: the owner's, or a refusal that names the flag.
+    fn fix_channel(&mut self, sock: TcpStream, addr: SocketAddr) {
+        let auth = self
+            .server
+            .cfg
+            .auth
+            .as_ref()
+            .map(|h| h.for_test(AuthContext { client: Some(addr), arrived: SystemTime::now() }));
+        let Some(mut sock) = self.hooks.fix_channel(sock, addr, auth) else { return };
+        use wireperf_protocol::fix_wire::{FixAnswer, encode_answer};
+        let reason = "this server does not change its host (it was not started with --allow-fix)".to_string();
+        let _ = sock.set_write_timeout(Some(Duration::from_secs(1)));
+        let _ = sock.write_all(&encode_answer(&FixAnswer::Refused { reason }));
+        let rec = ServerRecord::new(RecordKind::Refused, Some(addr)).because("a fix request, and --allow-fix is off");
+        self.hooks.record(&rec);
     }
 
     /// A test thread ended: join it, record how it went, and show the banner when idle.
