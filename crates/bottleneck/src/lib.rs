@@ -21,6 +21,7 @@
 //! - `deltas.rs` — deltas over a series (CPU shares, MIB/NIC counter changes, NET_RX split).
 //! - `diagnosis.rs` — [`Verdict`], [`Limit`], the stable [`ids`], the rules' inputs, and the
 //!   small helpers every rule builds its limits with.
+//! - `buffer_rules.rs` — `receiver-window` and `sender-buffer`, with the doctor's buffer remedies.
 //! - `path_rule.rs` — `path-bottleneck`: the box between the hosts as the ceiling.
 //! - `live_rules.rs` — [`diagnose`]: the pure rules over a test's series (the doctor's
 //!   `rules/` are the static ones over a snapshot).
@@ -33,6 +34,7 @@
 
 #![forbid(unsafe_code)]
 
+mod buffer_rules;
 pub mod cost;
 pub mod deltas;
 pub mod diagnosis;
@@ -47,6 +49,8 @@ pub mod threads;
 pub mod verdict_text;
 pub mod why_output;
 
+#[cfg(test)]
+mod buffer_rules_tests;
 #[cfg(test)]
 mod live_rules_tests;
 

@@ -1,7 +1,7 @@
 //! `wireperf suite HOST --fix`: the fix loop wired to the terminal, the history and the
 //! output (the loop itself is `wireperf_fix`).
 
-use super::SuiteArgs;
+use super::args::SuiteArgs;
 use crate::shared::progress::LiveProgress;
 use std::io::{BufRead, IsTerminal, Write};
 use wireperf_fix::run::{Approval, Consent, FixConfig, FixMode, FixOutcome};
@@ -139,7 +139,8 @@ fn save(a: &SuiteArgs, o: &FixOutcome) {
         for (label, s) in series {
             let kind = wireperf_store::RunKind::Suite;
             let label = Some(a.label.as_ref().map_or(label.clone(), |l| format!("{l}:{label}")));
-            let mut rounds: Vec<wireperf_store::NewRun> = s.rounds.iter().map(|r| super::new_run(r, kind)).collect();
+            let mut rounds: Vec<wireperf_store::NewRun> =
+                s.rounds.iter().map(|r| super::stored::new_run(r, kind)).collect();
             for r in &mut rounds {
                 r.label.clone_from(&label);
             }

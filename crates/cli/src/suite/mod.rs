@@ -6,6 +6,7 @@ mod finished;
 mod fix;
 mod fix_render;
 mod render;
+mod stored;
 
 pub use args::SuiteArgs;
 pub use render::render;
@@ -23,60 +24,7 @@ pub fn save(
     kind: wireperf_store::RunKind,
     db: Option<&std::path::Path>,
 ) -> Result<wireperf_store::RunId, wireperf_store::StoreError> {
-    wireperf_store::Store::open_default(db)?.insert_run(&new_run(result, kind))
-}
-
-/// What is stored of one suite run.
-pub(super) fn new_run(result: &SuiteResult, kind: wireperf_store::RunKind) -> wireperf_store::NewRun {
-    let mut run = wireperf_store::NewRun::new(kind, Some(wireperf_store::current_command_line()));
-    for p in &result.phases {
-        run = run.phase(p.phase.name(), p.report.clone());
-        if let Some(stored) = run.phases.last_mut()
-            && !p.bottleneck.is_empty()
-        {
-            stored.bottleneck = serde_json::to_value(&p.bottleneck).ok();
-            stored.cpu_load.clone_from(&p.cpu_load);
-        }
-    }
-    run.doctor = result.link.doctor.as_ref().and_then(|d| serde_json::to_value(d).ok());
-    run.findings = Some(stored_findings(result));
-    run.verdicts = serde_json::to_value(&result.verdicts).ok();
-    run.error = result.phases.iter().find_map(|p| p.error.clone());
-    run
-}
-
-/// Both hosts' findings and the two ends' comparison in one list, each naming its host
-/// (`host`: absent for this one, `server`, `both`) and interface, in the doctor's finding
-/// shape (`fix.commands`), so `history show`, `history compare` and the HTML report read the
-/// far host's findings as they read this host's.
-fn stored_findings(result: &SuiteResult) -> serde_json::Value {
-    use serde_json::json;
-    let mut all = Vec::new();
-    if let Some(d) = &result.link.doctor {
-        for f in &d.findings {
-            let mut v = serde_json::to_value(f).unwrap_or_default();
-            if let Some(o) = v.as_object_mut() {
-                o.insert("interface".into(), json!(d.link.name));
-            }
-            all.push(v);
-        }
-    }
-    if let Some(h) = &result.server_host {
-        for f in &h.findings {
-            all.push(json!({
-                "id": f.id, "severity": f.severity, "summary": f.summary, "evidence": f.evidence,
-                "fix": {"commands": f.fix, "verify": f.verify}, "interface": h.iface, "host": "server",
-            }));
-        }
-    }
-    for f in &result.both_ends {
-        all.push(json!({
-            "id": f.id, "severity": f.severity, "summary": f.summary,
-            "evidence": [format!("client: {}", f.client), format!("server: {}", f.server)],
-            "fix": {"commands": f.fix}, "host": "both",
-        }));
-    }
-    serde_json::Value::Array(all)
+    wireperf_store::Store::open_default(db)?.insert_run(&stored::new_run(result, kind))
 }
 
 /// Runs the suite (or a series of it); returns the exit status: without a gate 1 if a phase
@@ -198,7 +146,7 @@ fn save_all(
     is_series: bool,
 ) -> Option<(wireperf_store::Store, wireperf_store::SeriesIds)> {
     let kind = wireperf_store::RunKind::Suite;
-    let mut rounds: Vec<wireperf_store::NewRun> = series.rounds.iter().map(|r| new_run(r, kind)).collect();
+    let mut rounds: Vec<wireperf_store::NewRun> = series.rounds.iter().map(|r| stored::new_run(r, kind)).collect();
     for r in &mut rounds {
         r.label.clone_from(&a.label);
     }
