@@ -58,6 +58,6 @@ pub struct PublicServerArgs {
     pub allow_fix: bool,
     /// With --allow-fix: the journal of this host's changes (default: the doctor's);
     /// `wireperf doctor --undo --journal FILE` restores it.
-    #[arg(long = "fix-journal", value_name = "FILE", requires = "allow_fix", help_heading = PUBLIC_SERVER)]
+    #[arg(long = "fix-journal", value_name = "FILE", help_heading = PUBLIC_SERVER)]
     pub fix_journal: Option<std::path::PathBuf>,
 }
