@@ -8,6 +8,12 @@ use wireperf_doctor::journal::Entry;
 use wireperf_doctor::root::Root;
 use wireperf_doctor::rules::Action;
 
+/// One of this host's buffer sysctls (`net.ipv4.tcp_rmem`) as a triple, read live.
+pub fn sysctl_triple(name: &str) -> Option<[u64; 3]> {
+    let path = format!("/proc/sys/{}", name.replace('.', "/"));
+    wireperf_doctor::remedy::triple(&std::fs::read_to_string(path).ok()?)
+}
+
 /// Why a change was not made here.
 #[derive(Debug, thiserror::Error)]
 pub enum LocalError {

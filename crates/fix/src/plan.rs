@@ -106,6 +106,20 @@ fn finding_weight(s: Severity) -> f64 {
     }
 }
 
+/// The mean smoothed round trip of the client's own sending streams (TCP_INFO, the upload
+/// phases of the counted rounds), seconds: the path's round trip under load.
+pub fn upload_rtt_s(s: &SeriesResult) -> Option<f64> {
+    let rtts: Vec<f64> = s
+        .counted()
+        .iter()
+        .flat_map(|r| r.phases.iter().filter(|p| p.phase == Phase::Upload && p.error.is_none()))
+        .flat_map(|p| p.report.end.streams.iter().filter_map(|st| st.sender.as_ref()))
+        .filter_map(|snd| snd.mean_rtt.filter(|m| *m > 0))
+        .map(|us| us as f64 / 1e6)
+        .collect();
+    (!rtts.is_empty()).then(|| rtts.iter().sum::<f64>() / rtts.len() as f64)
+}
+
 /// The bytes each direction had in flight: its mean rate × the senders' mean round trip.
 #[derive(Debug, Clone, Copy, Default)]
 struct NeedBytes {
@@ -117,18 +131,7 @@ impl NeedBytes {
     fn of(s: &SeriesResult) -> Self {
         // The round trip of the client's own senders (TCP_INFO, the upload phase): a download's
         // sender is the server, whose round trip over the same path is about the same.
-        let rtts: Vec<f64> = s
-            .counted()
-            .iter()
-            .flat_map(|r| r.phases.iter().filter(|p| p.phase == Phase::Upload && p.error.is_none()))
-            .flat_map(|p| p.report.end.streams.iter().filter_map(|st| st.sender.as_ref()))
-            .filter_map(|snd| snd.mean_rtt.filter(|m| *m > 0))
-            .map(|us| us as f64 / 1e6)
-            .collect();
-        if rtts.is_empty() {
-            return NeedBytes::default();
-        }
-        let rtt = rtts.iter().sum::<f64>() / rtts.len() as f64;
+        let Some(rtt) = upload_rtt_s(s) else { return NeedBytes::default() };
         let need = |phase, dir: &str| {
             s.stats(phase, dir).map(|st| (st.throughput_bps.mean / 8.0 * rtt) as u64).filter(|b| *b > 0)
         };

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use wireperf_doctor::journal::Entry;
 use wireperf_protocol::fix_wire::{FixAnswer, FixRequest};
 use wireperf_suite::series::{DirectionStats, RepeatConfig, SeriesResult, run_series};
-use wireperf_suite::{Phase, Progress, SuiteConfig};
+use wireperf_suite::{Progress, SuiteConfig};
 
 /// `--fix` (apply with consent) or `--fix=plan` (change nothing).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -151,20 +151,7 @@ impl FixOutcome {
 /// baseline measured (so the socket-buffer rule is checked without `--rtt`).
 pub fn local_facts(baseline: &SeriesResult) -> LocalFacts {
     let iface = baseline.rounds.iter().find_map(|r| r.link.iface.clone());
-    let triple = |name: &str| {
-        std::fs::read_to_string(format!("/proc/sys/net/ipv4/{name}"))
-            .ok()
-            .and_then(|t| wireperf_doctor::remedy::triple(&t))
-    };
-    let rtts: Vec<f64> = baseline
-        .counted()
-        .iter()
-        .flat_map(|r| r.phases.iter().filter(|p| p.phase == Phase::Upload))
-        .flat_map(|p| p.report.end.streams.iter().filter_map(|s| s.sender.as_ref()?.mean_rtt))
-        .filter(|m| *m > 0)
-        .map(|us| us as f64 / 1000.0)
-        .collect();
-    let rtt_ms = (!rtts.is_empty()).then(|| rtts.iter().sum::<f64>() / rtts.len() as f64);
+    let rtt_ms = plan::upload_rtt_s(baseline).map(|s| s * 1000.0);
     let findings = iface
         .as_ref()
         .and_then(|i| {
@@ -177,7 +164,12 @@ pub fn local_facts(baseline: &SeriesResult) -> LocalFacts {
         })
         .map(|r| r.interfaces.into_iter().flat_map(|i| i.findings).collect())
         .unwrap_or_default();
-    LocalFacts { iface, tcp_rmem: triple("tcp_rmem"), tcp_wmem: triple("tcp_wmem"), findings }
+    LocalFacts {
+        iface,
+        tcp_rmem: crate::local::sysctl_triple("net.ipv4.tcp_rmem"),
+        tcp_wmem: crate::local::sysctl_triple("net.ipv4.tcp_wmem"),
+        findings,
+    }
 }
 
 /// Runs the loop.

@@ -272,12 +272,6 @@ struct OwnFix {
     persist: Vec<String>,
 }
 
-/// Reads one of this host's buffer sysctls as a triple.
-fn sysctl_triple(name: &str) -> Option<[u64; 3]> {
-    let path = format!("/proc/sys/{}", name.replace('.', "/"));
-    remedy::triple(&std::fs::read_to_string(path).ok()?)
-}
-
 /// This host's fix for `finding`, toward a client at `peer`: `Err((why, commands by hand))`
 /// when there is nothing this server will change for it.
 fn own_fix(finding: &str, need: Option<u64>, peer: IpAddr) -> Result<OwnFix, (String, Vec<String>)> {
@@ -285,10 +279,10 @@ fn own_fix(finding: &str, need: Option<u64>, peer: IpAddr) -> Result<OwnFix, (St
     let buffers = |rmem: bool, wmem: bool| {
         let mut found = Vec::new();
         if rmem {
-            found.extend(remedy::receive_buffer(sysctl_triple("net.ipv4.tcp_rmem"), need));
+            found.extend(remedy::receive_buffer(crate::local::sysctl_triple("net.ipv4.tcp_rmem"), need));
         }
         if wmem {
-            found.extend(remedy::send_buffer(sysctl_triple("net.ipv4.tcp_wmem"), need));
+            found.extend(remedy::send_buffer(crate::local::sysctl_triple("net.ipv4.tcp_wmem"), need));
         }
         if found.is_empty() {
             return Err(("the server's TCP buffers already hold what the test had in flight".to_string(), Vec::new()));
